@@ -1,0 +1,21 @@
+package io.millrace.core.command;
+
+import io.millrace.core.execution.Maps;
+import java.time.Instant;
+import java.util.Map;
+
+/** Start an execution of a flow. {@code revision} null means the latest revision. */
+public record CreateExecution(
+        String executionId,
+        String namespace,
+        String flowId,
+        Integer revision,
+        Map<String, Object> inputs,
+        Map<String, String> labels,
+        Instant requestedAt) implements Command {
+
+    public CreateExecution {
+        inputs = Maps.immutable(inputs);
+        labels = Map.copyOf(labels);
+    }
+}

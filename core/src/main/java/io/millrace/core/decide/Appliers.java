@@ -1,0 +1,83 @@
+package io.millrace.core.decide;
+
+import io.millrace.core.event.Event;
+import io.millrace.core.event.ExecutionCompleted;
+import io.millrace.core.event.ExecutionCreated;
+import io.millrace.core.event.ExecutionStateChanged;
+import io.millrace.core.event.TaskRunAttemptEnded;
+import io.millrace.core.event.TaskRunAttemptStarted;
+import io.millrace.core.event.TaskRunCompleted;
+import io.millrace.core.event.TaskRunCreated;
+import io.millrace.core.event.TaskRunLeaseExtended;
+import io.millrace.core.execution.Attempt;
+import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.StateHistory;
+import io.millrace.core.execution.TaskRun;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * The registry of appliers, one per event type. Live processing and replay both fold events through
+ * here, so the state they build is the same.
+ */
+public final class Appliers {
+    private final Map<Class<? extends Event>, EventApplier<? extends Event>> byType = new HashMap<>();
+
+    public Appliers() {
+        register(ExecutionCreated.class, (e, s) -> s.putExecution(new Execution(e.executionId(), e.namespace(),
+                e.flowId(), e.flowRevision(), e.inputs(), e.labels(), State.CREATED,
+                List.of(new StateHistory(State.CREATED, e.at())), List.of(), null, null)));
+        register(ExecutionStateChanged.class, (e, s) -> update(s, x -> x.transition(e.state(), e.at())));
+        register(ExecutionCompleted.class, (e, s) ->
+                update(s, x -> x.transition(e.state(), e.at()).withResult(e.outputs(), e.error())));
+        register(TaskRunCreated.class, (e, s) -> update(s, x ->
+                x.addTaskRun(TaskRun.created(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value(), e.at()))));
+        register(TaskRunAttemptStarted.class, (e, s) -> updateRun(s, e.taskRunId(), run -> run
+                .transition(State.RUNNING, e.at())
+                .addAttempt(new Attempt(e.attempt(), State.RUNNING,
+                        List.of(new StateHistory(State.RUNNING, e.at())), e.leaseUntil()))));
+        register(TaskRunLeaseExtended.class, (e, s) -> updateRun(s, e.taskRunId(),
+                run -> run.updateAttempt(e.attempt(), a -> a.withLeaseUntil(e.leaseUntil()))));
+        register(TaskRunAttemptEnded.class, (e, s) -> updateRun(s, e.taskRunId(),
+                run -> run.updateAttempt(e.attempt(), a -> a.transition(e.state(), e.at()))));
+        register(TaskRunCompleted.class, (e, s) -> {
+            updateRun(s, e.taskRunId(), run -> endRunningAttempt(run, e.state(), e).transition(e.state(), e.at()));
+            if (!e.outputs().isEmpty()) {
+                s.putOutputs(e.taskRunId(), e.outputs());
+            }
+        });
+    }
+
+    private <E extends Event> void register(Class<E> type, EventApplier<E> applier) {
+        byType.put(type, applier);
+    }
+
+    @SuppressWarnings("unchecked")
+    public void apply(Event event, MutableExecutionState state) {
+        var applier = (EventApplier<Event>) byType.get(event.getClass());
+        if (applier == null) {
+            throw new IllegalStateException("Expected an applier for " + event.getClass().getSimpleName() + ", but none is registered");
+        }
+        applier.apply(event, state);
+    }
+
+    private static TaskRun endRunningAttempt(TaskRun run, State state, TaskRunCompleted e) {
+        return run.currentAttempt()
+                .filter(a -> !a.state().isTerminal())
+                .map(a -> run.updateAttempt(a.number(), x -> x.transition(state, e.at())))
+                .orElse(run);
+    }
+
+    private static void update(MutableExecutionState state, UnaryOperator<Execution> change) {
+        Execution current = state.execution().orElseThrow(
+                () -> new IllegalStateException("Expected an execution to apply the event to, but there is none"));
+        state.putExecution(change.apply(current));
+    }
+
+    private static void updateRun(MutableExecutionState state, String taskRunId, UnaryOperator<TaskRun> change) {
+        update(state, x -> x.updateTaskRun(taskRunId, change));
+    }
+}

@@ -1,0 +1,242 @@
+package io.millrace.core.decide;
+
+import io.millrace.core.command.Command;
+import io.millrace.core.command.CreateExecution;
+import io.millrace.core.command.KillExecution;
+import io.millrace.core.command.TaskResult;
+import io.millrace.core.command.TimerFired;
+import io.millrace.core.command.Timer;
+import io.millrace.core.event.ExecutionCompleted;
+import io.millrace.core.event.ExecutionCreated;
+import io.millrace.core.event.ExecutionStateChanged;
+import io.millrace.core.event.TaskRunAttemptEnded;
+import io.millrace.core.event.TaskRunAttemptStarted;
+import io.millrace.core.event.TaskRunCompleted;
+import io.millrace.core.event.TaskRunCreated;
+import io.millrace.core.event.TaskRunLeaseExtended;
+import io.millrace.core.execution.Attempt;
+import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.TaskRun;
+import io.millrace.core.expression.ExpressionException;
+import io.millrace.core.expression.Expressions;
+import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.Inputs;
+import io.millrace.core.flow.OutputDef;
+import io.millrace.core.flow.TaskDef;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The executor's decision core: given an execution's state, its flow and a command, it appends
+ * events (applied at once, so later steps of the same decision see them) and effects. Pure: no I/O,
+ * no clock (time comes in as {@code now}), no Kafka; the same inputs give the same decision.
+ */
+public final class Decider {
+    private final DeciderSettings settings;
+    private final Expressions expressions;
+    private final Appliers appliers = new Appliers();
+
+    public Decider(DeciderSettings settings, Expressions expressions) {
+        this.settings = settings;
+        this.expressions = expressions;
+    }
+
+    /**
+     * @param state the execution's state; events are applied to it as they are decided
+     * @param flow the execution's flow at its revision, or null when it cannot be found
+     */
+    public Decision decide(MutableExecutionState state, Flow flow, Command command, Instant now) {
+        var step = new Step(state, appliers, command.executionId());
+        Optional<Execution> execution = state.execution();
+        if (command instanceof CreateExecution create) {
+            if (execution.isPresent()) {
+                return Decision.rejected(Rejection.Kind.DUPLICATE, "Expected a new execution id, but "
+                        + create.executionId() + " exists already");
+            }
+            if (flow == null) {
+                return Decision.rejected(Rejection.Kind.INVALID, "Expected flow " + create.namespace() + "/"
+                        + create.flowId() + (create.revision() == null ? "" : " revision " + create.revision())
+                        + " to exist, but it was not found");
+            }
+            create(step, flow, create, now);
+            return step.decision();
+        }
+        if (execution.isEmpty()) {
+            return Decision.rejected(Rejection.Kind.STALE, "Expected execution " + command.executionId()
+                    + " to exist, but it does not");
+        }
+        if (execution.get().state().isTerminal()) {
+            return Decision.rejected(Rejection.Kind.STALE, "Execution " + command.executionId()
+                    + " is already " + execution.get().state());
+        }
+        switch (command) {
+            case KillExecution kill -> kill(step, now);
+            case TaskResult result -> result(step, flow, result, now);
+            case TimerFired fired -> timer(step, flow, fired.timer(), now);
+            case CreateExecution create -> throw new IllegalStateException("handled above");
+        }
+        return step.decision();
+    }
+
+    /**
+     * Ends an execution FAILED from outside the normal course, e.g. after an internal error while
+     * handling one of its commands. Its running task runs end FAILED too.
+     */
+    public Decision fail(MutableExecutionState state, String reason, Instant now) {
+        var step = new Step(state, appliers, state.execution().orElseThrow().id());
+        step.execution().taskRuns().stream()
+                .filter(run -> !run.state().isTerminal())
+                .forEach(run -> step.emit(new TaskRunCompleted(run.id(), State.FAILED, Map.of(), reason, now)));
+        step.emit(new ExecutionCompleted(State.FAILED, null, reason, now));
+        return step.decision();
+    }
+
+    private void create(Step step, Flow flow, CreateExecution create, Instant now) {
+        Map<String, Object> inputs;
+        try {
+            inputs = Inputs.resolve(flow.inputs(), create.inputs());
+        } catch (Inputs.InvalidInputsException e) {
+            step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
+                    create.inputs(), labels(flow, create), now));
+            step.emit(new ExecutionCompleted(State.FAILED, null, e.getMessage(), now));
+            return;
+        }
+        step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
+                inputs, labels(flow, create), now));
+        step.emit(new ExecutionStateChanged(State.RUNNING, now));
+        advance(step, flow, now);
+    }
+
+    private static Map<String, String> labels(Flow flow, CreateExecution create) {
+        var labels = new LinkedHashMap<>(flow.labels());
+        labels.putAll(create.labels());
+        return labels;
+    }
+
+    private void kill(Step step, Instant now) {
+        step.emit(new ExecutionStateChanged(State.KILLING, now));
+        step.execution().taskRuns().stream()
+                .filter(run -> !run.state().isTerminal())
+                .forEach(run -> step.emit(new TaskRunCompleted(run.id(), State.KILLED, Map.of(), "killed", now)));
+        step.emit(new ExecutionCompleted(State.KILLED, null, "Killed on request", now));
+    }
+
+    private void result(Step step, Flow flow, TaskResult result, Instant now) {
+        Optional<TaskRun> run = step.execution().taskRun(result.taskRunId());
+        Optional<Attempt> attempt = run.flatMap(TaskRun::currentAttempt);
+        if (run.isEmpty() || run.get().state().isTerminal() || attempt.isEmpty()
+                || attempt.get().number() != result.attempt()) {
+            step.reject(Rejection.Kind.STALE, "Expected a result for the current attempt of a running task run, but "
+                    + result.taskRunId() + " attempt " + result.attempt() + " is not one");
+            return;
+        }
+        switch (result.state()) {
+            case RUNNING -> {
+                Instant until = now.plus(settings.lease());
+                step.emit(new TaskRunLeaseExtended(result.taskRunId(), result.attempt(), until, now));
+                step.effect(new Effect.ScheduleTimer(leaseTimer(step.executionId(), result.taskRunId(), result.attempt(), until)));
+            }
+            case SUCCESS, WARNING, FAILED -> {
+                step.emit(new TaskRunCompleted(result.taskRunId(), result.state(), result.outputs(), result.error(), now));
+                advance(step, flow, now);
+            }
+            default -> step.reject(Rejection.Kind.INVALID, "Expected a worker result of RUNNING, SUCCESS, WARNING or "
+                    + "FAILED, but got " + result.state());
+        }
+    }
+
+    private void timer(Step step, Flow flow, Timer timer, Instant now) {
+        Optional<TaskRun> run = step.execution().taskRun(timer.taskRunId());
+        Optional<Attempt> attempt = run.flatMap(TaskRun::currentAttempt)
+                .filter(a -> a.number() == timer.attempt() && a.state() == State.RUNNING);
+        if (run.isEmpty() || attempt.isEmpty() || attempt.get().leaseUntil().isAfter(now)) {
+            return; // outlived: a result or a heartbeat came first
+        }
+        step.emit(new TaskRunAttemptEnded(timer.taskRunId(), timer.attempt(), State.FAILED,
+                "Lease expired: no result or heartbeat from the worker", now));
+        if (timer.attempt() < settings.maxLostAttempts()) {
+            TaskDef task = flow == null ? null : flow.task(run.get().taskId()).orElse(null);
+            if (task != null) {
+                startAttempt(step, run.get().id(), task, timer.attempt() + 1, now);
+                return;
+            }
+        }
+        step.emit(new TaskRunCompleted(timer.taskRunId(), State.FAILED, Map.of(),
+                "Lost " + timer.attempt() + " attempt(s) to workers that stopped answering", now));
+        advance(step, flow, now);
+    }
+
+    /** Starts whatever can run next, or ends the execution when nothing is left. */
+    private void advance(Step step, Flow flow, Instant now) {
+        if (flow == null) {
+            step.emit(new ExecutionCompleted(State.FAILED, null, "Expected the flow " + step.execution().namespace()
+                    + "/" + step.execution().flowId() + " revision " + step.execution().flowRevision()
+                    + " to exist, but it was not found", now));
+            return;
+        }
+        Execution execution = step.execution();
+        Progress main = Progress.of(flow.tasks(), execution);
+        if (main.next().isPresent() || main.waiting()) {
+            main.next().ifPresent(task -> startTask(step, task, now));
+            return;
+        }
+        if (main.failed() && !flow.errors().isEmpty()) {
+            Progress errors = Progress.of(flow.errors(), execution);
+            if (errors.next().isPresent() || errors.waiting()) {
+                errors.next().ifPresent(task -> startTask(step, task, now));
+                return;
+            }
+        }
+        Progress finallyTasks = Progress.of(flow.finallyTasks(), execution);
+        if (finallyTasks.next().isPresent() || finallyTasks.waiting()) {
+            finallyTasks.next().ifPresent(task -> startTask(step, task, now));
+            return;
+        }
+        complete(step, flow, main, now);
+    }
+
+    private void complete(Step step, Flow flow, Progress main, Instant now) {
+        if (main.failed()) {
+            step.emit(new ExecutionCompleted(State.FAILED, null, main.error(), now));
+            return;
+        }
+        try {
+            Map<String, Object> outputs = renderOutputs(step, flow);
+            step.emit(new ExecutionCompleted(main.warning() ? State.WARNING : State.SUCCESS, outputs, null, now));
+        } catch (ExpressionException e) {
+            step.emit(new ExecutionCompleted(State.FAILED, null, "Flow outputs failed: " + e.getMessage(), now));
+        }
+    }
+
+    private Map<String, Object> renderOutputs(Step step, Flow flow) throws ExpressionException {
+        if (flow.outputs().isEmpty()) {
+            return null;
+        }
+        Map<String, Object> variables = Contexts.variables(step.execution(), step.state(), flow);
+        var outputs = new LinkedHashMap<String, Object>();
+        for (OutputDef output : flow.outputs()) {
+            outputs.put(output.id(), expressions.renderDeep(output.value(), variables));
+        }
+        return outputs;
+    }
+
+    private void startTask(Step step, TaskDef task, Instant now) {
+        String taskRunId = TaskRunIds.of(step.executionId(), task.id(), null, null);
+        step.emit(new TaskRunCreated(taskRunId, task.id(), null, null, now));
+        startAttempt(step, taskRunId, task, 1, now);
+    }
+
+    private void startAttempt(Step step, String taskRunId, TaskDef task, int attempt, Instant now) {
+        Instant until = now.plus(settings.lease());
+        step.emit(new TaskRunAttemptStarted(taskRunId, attempt, until, now));
+        step.effect(new Effect.DispatchTask(step.executionId(), taskRunId, attempt, task));
+        step.effect(new Effect.ScheduleTimer(leaseTimer(step.executionId(), taskRunId, attempt, until)));
+    }
+
+    private static Timer leaseTimer(String executionId, String taskRunId, int attempt, Instant until) {
+        return new Timer(executionId, Timer.Kind.LEASE, taskRunId, attempt, until);
+    }
+}

@@ -1,0 +1,20 @@
+package io.millrace.core.decide;
+
+import io.millrace.core.command.Timer;
+import io.millrace.core.flow.TaskDef;
+
+/** What the executor must carry out after a decision's events are stored. */
+public sealed interface Effect {
+
+    /** Send one attempt of a task run to the workers of the task's group. */
+    record DispatchTask(String executionId, String taskRunId, int attempt, TaskDef task) implements Effect {
+    }
+
+    /** Remember a wake-up; it comes back as a TimerFired command when due. */
+    record ScheduleTimer(Timer timer) implements Effect {
+    }
+
+    /** Publish the execution's latest state (with outputs) to the snapshots topic. */
+    record EmitSnapshot(String executionId) implements Effect {
+    }
+}

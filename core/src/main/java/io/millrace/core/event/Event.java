@@ -1,0 +1,12 @@
+package io.millrace.core.event;
+
+import java.time.Instant;
+
+/**
+ * Something that happened to one execution. Events are facts, in the past tense; folding them in
+ * order with the appliers rebuilds the execution's state and task outputs.
+ */
+public sealed interface Event permits ExecutionCreated, ExecutionStateChanged, ExecutionCompleted,
+        TaskRunCreated, TaskRunAttemptStarted, TaskRunLeaseExtended, TaskRunAttemptEnded, TaskRunCompleted {
+    Instant at();
+}

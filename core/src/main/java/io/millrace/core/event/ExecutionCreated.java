@@ -1,0 +1,20 @@
+package io.millrace.core.event;
+
+import io.millrace.core.execution.Maps;
+import java.time.Instant;
+import java.util.Map;
+
+public record ExecutionCreated(
+        String executionId,
+        String namespace,
+        String flowId,
+        int flowRevision,
+        Map<String, Object> inputs,
+        Map<String, String> labels,
+        Instant at) implements Event {
+
+    public ExecutionCreated {
+        inputs = Maps.immutable(inputs);
+        labels = Map.copyOf(labels);
+    }
+}

@@ -1,0 +1,101 @@
+package io.millrace.core.flow;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/** Checks and coerces the inputs given to an execution against the flow's declared inputs. */
+public final class Inputs {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private Inputs() {
+    }
+
+    /** The problems found, if any; each names the input and what was expected. */
+    public static final class InvalidInputsException extends Exception {
+        private final List<String> problems;
+
+        InvalidInputsException(List<String> problems) {
+            super(String.join("; ", problems));
+            this.problems = List.copyOf(problems);
+        }
+
+        public List<String> problems() {
+            return problems;
+        }
+    }
+
+    /** The typed inputs the execution sees: given values coerced, defaults filled in. */
+    public static Map<String, Object> resolve(List<InputDef> declared, Map<String, Object> given)
+            throws InvalidInputsException {
+        var problems = new ArrayList<String>();
+        var known = new TreeSet<String>();
+        declared.forEach(d -> known.add(d.id()));
+        given.keySet().stream().filter(k -> !known.contains(k)).sorted().forEach(k -> problems.add(
+                "Unknown input '" + k + "'; the flow declares " + (known.isEmpty() ? "no inputs" : known)));
+        var resolved = new LinkedHashMap<String, Object>();
+        for (InputDef input : declared) {
+            Object value = given.containsKey(input.id()) ? given.get(input.id()) : input.defaults();
+            if (value == null) {
+                if (input.required()) {
+                    problems.add("Expected input '" + input.id() + "' (" + input.type() + ") to be given, but it is missing");
+                }
+                continue;
+            }
+            try {
+                resolved.put(input.id(), coerce(input.type(), value));
+            } catch (IllegalArgumentException | DateTimeParseException | JsonProcessingException e) {
+                problems.add("Expected input '" + input.id() + "' to be " + input.type() + ", but got '"
+                        + abbreviate(String.valueOf(value)) + "'");
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidInputsException(problems);
+        }
+        return resolved;
+    }
+
+    private static Object coerce(InputType type, Object value) throws JsonProcessingException {
+        return switch (type) {
+            case INT -> value instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())
+                    ? (Object) n.longValue() : Long.parseLong(scalar(value).trim());
+            case FLOAT -> value instanceof Number n ? (Object) n.doubleValue() : Double.parseDouble(scalar(value).trim());
+            case BOOLEAN -> value instanceof Boolean b ? b : parseBoolean(scalar(value));
+            case JSON -> value instanceof String s ? JSON.readValue(s, Object.class) : value;
+            case ARRAY -> value instanceof List<?> ? value : JSON.readValue(scalar(value), List.class);
+            case DATETIME -> Instant.parse(scalar(value)).toString();
+            case DATE -> LocalDate.parse(scalar(value)).toString();
+            case TIME -> LocalTime.parse(scalar(value)).toString();
+            case DURATION -> Duration.parse(scalar(value)).toString();
+            case STRING, ENUM, SELECT, SECRET, URI, EMAIL -> scalar(value);
+        };
+    }
+
+    private static String scalar(Object value) {
+        if (value instanceof Map<?, ?> || value instanceof List<?>) {
+            throw new IllegalArgumentException("not a scalar");
+        }
+        return String.valueOf(value);
+    }
+
+    private static Boolean parseBoolean(String text) {
+        return switch (text.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("not a boolean");
+        };
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() <= 80 ? text : text.substring(0, 77) + "...";
+    }
+}

@@ -1,0 +1,68 @@
+package io.millrace.core.flow;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The catalog of task types the engine knows: Kestra's type names plus short aliases.
+ * Runnable types go to workers; flowable types (none yet) are resolved by the decider.
+ */
+public final class TaskTypes {
+    public static final String LOG = "io.kestra.plugin.core.log.Log";
+    public static final String RETURN = "io.kestra.plugin.core.debug.Return";
+    public static final String OUTPUT_VALUES = "io.kestra.plugin.core.output.OutputValues";
+    public static final String SLEEP = "io.kestra.plugin.core.flow.Sleep";
+    public static final String TRANSFORM_VALUE = "io.kestra.plugin.transform.jsonata.TransformValue";
+
+    /** Every runnable type, by its canonical (Kestra) name. */
+    public static final Set<String> RUNNABLE = Set.of(LOG, RETURN, OUTPUT_VALUES, SLEEP, TRANSFORM_VALUE);
+
+    private static final Map<String, String> ALIASES = Map.of(
+            "log", LOG,
+            "return", RETURN,
+            "output-values", OUTPUT_VALUES,
+            "sleep", SLEEP,
+            "jsonata", TRANSFORM_VALUE);
+
+    /** Properties each runnable type accepts, beyond the common ones; required ones first. */
+    private static final Map<String, TypeSpec> SPECS = Map.of(
+            LOG, new TypeSpec(Set.of("message"), Set.of("level")),
+            RETURN, new TypeSpec(Set.of(), Set.of("format")),
+            OUTPUT_VALUES, new TypeSpec(Set.of(), Set.of("values")),
+            SLEEP, new TypeSpec(Set.of("duration"), Set.of()),
+            TRANSFORM_VALUE, new TypeSpec(Set.of("from", "expression"), Set.of("maxDepth", "timeout")));
+
+    /** Properties every task may carry, whatever its type. */
+    public static final Set<String> COMMON_PROPERTIES = Set.of("id", "type", "description", "disabled", "workerGroup");
+
+    /** The task-specific properties of a type: those it requires and those it also accepts. */
+    public record TypeSpec(Set<String> required, Set<String> optional) {
+        public boolean accepts(String property) {
+            return required.contains(property) || optional.contains(property);
+        }
+    }
+
+    private TaskTypes() {
+    }
+
+    /** The canonical name of a type written in a flow (a Kestra name or an alias), if known. */
+    public static Optional<String> canonical(String type) {
+        if (type == null) {
+            return Optional.empty();
+        }
+        if (RUNNABLE.contains(type)) {
+            return Optional.of(type);
+        }
+        return Optional.ofNullable(ALIASES.get(type));
+    }
+
+    /** The property spec of a canonical runnable type. */
+    public static TypeSpec spec(String canonicalType) {
+        return SPECS.get(canonicalType);
+    }
+
+    public static Set<String> aliases() {
+        return ALIASES.keySet();
+    }
+}
