@@ -1,0 +1,203 @@
+package io.millrace.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Builds a {@link MillraceConfig} from, lowest precedence first: defaults, a YAML file, environment
+ * variables ({@code MILLRACE_PARTITIONS} for {@code partitions}) and command-line settings.
+ * Keys are kebab-case; Kafka pass-through properties are {@code kafka.<property>}.
+ */
+public final class ConfigLoader {
+    private static final Map<String, String> DEFAULTS = Map.ofEntries(
+            Map.entry("bootstrap-servers", "localhost:9092"),
+            Map.entry("topic-prefix", "millrace."),
+            Map.entry("partitions", "4"),
+            Map.entry("replication-factor", "1"),
+            Map.entry("processing-guarantee", MillraceConfig.EXACTLY_ONCE_V2),
+            Map.entry("stream-threads", "1"),
+            Map.entry("poll-ms", "5"),
+            Map.entry("commit-interval-ms", "20"),
+            Map.entry("state-dir", System.getProperty("java.io.tmpdir") + "/millrace-state"),
+            Map.entry("lease", "PT30S"),
+            Map.entry("max-lost-attempts", "5"),
+            Map.entry("worker-group", "default"),
+            Map.entry("worker-concurrency", "64"),
+            Map.entry("port", "8080"),
+            Map.entry("wait-timeout", "PT60S"),
+            Map.entry("data-dir", "data"));
+    private static final Set<String> KEYS = DEFAULTS.keySet();
+    /** MILLRACE_ variables read by the launcher or handled apart, not settings. */
+    private static final Set<String> NOT_SETTINGS = Set.of("MILLRACE_CONFIG", "MILLRACE_KAFKA_PROPERTIES", "MILLRACE_JAVA_OPTS", "MILLRACE_KAFKA_PORT");
+
+    private ConfigLoader() {
+    }
+
+    /**
+     * @param environment the process environment (only {@code MILLRACE_*} variables are read)
+     * @param settings command-line settings, by kebab-case key
+     * @param file a YAML file, or null
+     */
+    public static MillraceConfig load(Map<String, String> environment, Map<String, String> settings, Path file) {
+        var values = new HashMap<String, Sourced>();
+        DEFAULTS.forEach((k, v) -> values.put(k, new Sourced(v, "default")));
+        if (file != null) {
+            readFile(file).forEach((k, v) -> values.put(k, new Sourced(v, file.toString())));
+        }
+        environment.forEach((name, value) -> {
+            if (name.startsWith("MILLRACE_") && !NOT_SETTINGS.contains(name)) {
+                values.put(name.substring(9).toLowerCase(Locale.ROOT).replace('_', '-'), new Sourced(value, name));
+            }
+        });
+        String kafkaList = environment.get("MILLRACE_KAFKA_PROPERTIES");
+        if (kafkaList != null && !kafkaList.isBlank()) {
+            for (String pair : kafkaList.split(",")) {
+                String[] kv = pair.split("=", 2);
+                if (kv.length != 2) {
+                    throw new ConfigException("Expected MILLRACE_KAFKA_PROPERTIES to be key=value pairs separated by commas, but found '" + pair + "'");
+                }
+                values.put("kafka." + kv[0].trim(), new Sourced(kv[1].trim(), "MILLRACE_KAFKA_PROPERTIES"));
+            }
+        }
+        settings.forEach((k, v) -> values.put(k, new Sourced(v, "--" + k)));
+        return build(values);
+    }
+
+    private static MillraceConfig build(Map<String, Sourced> values) {
+        var kafka = new TreeMap<String, String>();
+        values.forEach((key, value) -> {
+            if (key.startsWith("kafka.")) {
+                kafka.put(key.substring(6), value.value());
+            } else if (!KEYS.contains(key)) {
+                throw new ConfigException("Unknown setting '" + key + "' (from " + value.source() + "); known settings: "
+                        + new TreeMap<>(DEFAULTS).keySet() + " and kafka.<property>");
+            }
+        });
+        var reader = new Reader(values);
+        String guarantee = reader.text("processing-guarantee").toLowerCase(Locale.ROOT);
+        if (!guarantee.equals(MillraceConfig.EXACTLY_ONCE_V2) && !guarantee.equals(MillraceConfig.AT_LEAST_ONCE)) {
+            throw reader.invalid("processing-guarantee", "exactly_once_v2 or at_least_once");
+        }
+        return new MillraceConfig(
+                reader.text("bootstrap-servers"),
+                reader.text("topic-prefix"),
+                reader.positive("partitions"),
+                (short) reader.positive("replication-factor"),
+                guarantee,
+                reader.positive("stream-threads"),
+                reader.nonNegativeLong("poll-ms"),
+                reader.nonNegativeLong("commit-interval-ms"),
+                Path.of(reader.text("state-dir")),
+                reader.duration("lease"),
+                reader.positive("max-lost-attempts"),
+                reader.text("worker-group"),
+                reader.positive("worker-concurrency"),
+                reader.port("port"),
+                reader.duration("wait-timeout"),
+                Path.of(reader.text("data-dir")),
+                kafka);
+    }
+
+    private static Map<String, String> readFile(Path file) {
+        JsonNode root;
+        try {
+            root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(file));
+        } catch (IOException e) {
+            throw new ConfigException("Unable to read the configuration file " + file + ": " + e.getMessage());
+        }
+        var flat = new LinkedHashMap<String, String>();
+        if (root == null || root.isNull()) {
+            return flat;
+        }
+        if (!root.isObject()) {
+            throw new ConfigException("Expected the configuration file " + file + " to be a YAML mapping");
+        }
+        root.fields().forEachRemaining(e -> {
+            if (e.getKey().equals("kafka") && e.getValue().isObject()) {
+                e.getValue().fields().forEachRemaining(k -> flat.put("kafka." + k.getKey(), k.getValue().asText()));
+            } else {
+                flat.put(e.getKey(), e.getValue().asText());
+            }
+        });
+        return flat;
+    }
+
+    private record Sourced(String value, String source) {
+    }
+
+    private record Reader(Map<String, Sourced> values) {
+        String text(String key) {
+            String value = values.get(key).value();
+            if (value == null || value.isBlank()) {
+                throw invalid(key, "a non-empty value");
+            }
+            return value.trim();
+        }
+
+        int positive(String key) {
+            try {
+                int value = Integer.parseInt(text(key));
+                if (value > 0) {
+                    return value;
+                }
+            } catch (NumberFormatException ignored) {
+                // reported below
+            }
+            throw invalid(key, "a positive whole number");
+        }
+
+        int port(String key) {
+            try {
+                int value = Integer.parseInt(text(key));
+                if (value >= 0 && value <= 65535) {
+                    return value;
+                }
+            } catch (NumberFormatException ignored) {
+                // reported below
+            }
+            throw invalid(key, "a port number from 0 to 65535");
+        }
+
+        long nonNegativeLong(String key) {
+            try {
+                long value = Long.parseLong(text(key));
+                if (value >= 0) {
+                    return value;
+                }
+            } catch (NumberFormatException ignored) {
+                // reported below
+            }
+            throw invalid(key, "a whole number of 0 or more");
+        }
+
+        Duration duration(String key) {
+            try {
+                Duration value = Duration.parse(text(key));
+                if (!value.isNegative() && !value.isZero()) {
+                    return value;
+                }
+            } catch (DateTimeParseException ignored) {
+                // reported below
+            }
+            throw invalid(key, "a positive ISO-8601 duration such as PT30S");
+        }
+
+        ConfigException invalid(String key, String expected) {
+            Sourced value = values.get(key);
+            return new ConfigException("Expected " + key + " to be " + expected + ", but got '" + value.value()
+                    + "' (from " + value.source() + ")");
+        }
+    }
+}

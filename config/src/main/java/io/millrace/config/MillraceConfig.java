@@ -1,0 +1,64 @@
+package io.millrace.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The whole typed configuration of a Millrace process, validated when built. Every role reads the
+ * parts it needs. Kafka properties not modelled here pass through {@code kafka}: keys as Kafka Streams
+ * understands them ({@code producer.linger.ms}, {@code consumer.fetch.max.wait.ms}, plain Streams keys).
+ */
+public record MillraceConfig(
+        String bootstrapServers,
+        String topicPrefix,
+        int partitions,
+        short replicationFactor,
+        String processingGuarantee,
+        int streamThreads,
+        long pollMs,
+        long commitIntervalMs,
+        Path stateDir,
+        Duration lease,
+        int maxLostAttempts,
+        String workerGroup,
+        int workerConcurrency,
+        int port,
+        Duration waitTimeout,
+        Path dataDir,
+        Map<String, String> kafka) {
+
+    public static final String EXACTLY_ONCE_V2 = "exactly_once_v2";
+    public static final String AT_LEAST_ONCE = "at_least_once";
+
+    public MillraceConfig {
+        kafka = Map.copyOf(kafka);
+    }
+
+    /** The defaults, tuned for latency on a small machine. */
+    public static MillraceConfig defaults() {
+        return ConfigLoader.load(Map.of(), Map.of(), null);
+    }
+
+    public MillraceConfig withBootstrapServers(String servers) {
+        return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
+                streamThreads, pollMs, commitIntervalMs, stateDir, lease, maxLostAttempts, workerGroup,
+                workerConcurrency, port, waitTimeout, dataDir, kafka);
+    }
+
+    public MillraceConfig withPort(int newPort) {
+        return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
+                streamThreads, pollMs, commitIntervalMs, stateDir, lease, maxLostAttempts, workerGroup,
+                workerConcurrency, newPort, waitTimeout, dataDir, kafka);
+    }
+
+    public MillraceConfig withStateDir(Path dir) {
+        return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
+                streamThreads, pollMs, commitIntervalMs, dir, lease, maxLostAttempts, workerGroup,
+                workerConcurrency, port, waitTimeout, dataDir, kafka);
+    }
+
+    public boolean exactlyOnce() {
+        return EXACTLY_ONCE_V2.equals(processingGuarantee);
+    }
+}
