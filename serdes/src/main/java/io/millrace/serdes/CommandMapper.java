@@ -1,0 +1,46 @@
+package io.millrace.serdes;
+
+import io.millrace.core.command.Command;
+import io.millrace.core.command.CreateExecution;
+import io.millrace.core.command.KillExecution;
+import io.millrace.core.command.TaskResult;
+import io.millrace.serdes.avro.CommandRecord;
+import io.millrace.serdes.avro.CreateExecutionPayload;
+import io.millrace.serdes.avro.KillExecutionPayload;
+import io.millrace.serdes.avro.TaskResultRecord;
+
+/** Maps commands and worker results between domain records and their Avro form. */
+public final class CommandMapper {
+    private CommandMapper() {
+    }
+
+    public static CommandRecord toRecord(Command command) {
+        Object payload = switch (command) {
+            case CreateExecution c -> new CreateExecutionPayload(c.namespace(), c.flowId(), c.revision(),
+                    Json.write(c.inputs()), c.labels(), c.requestedAt());
+            case KillExecution k -> new KillExecutionPayload(k.requestedAt());
+            default -> throw new IllegalArgumentException("Expected a command for the commands topic, but got "
+                    + command.getClass().getSimpleName());
+        };
+        return new CommandRecord(command.executionId(), payload);
+    }
+
+    public static Command fromRecord(CommandRecord record) {
+        return switch (record.getPayload()) {
+            case CreateExecutionPayload c -> new CreateExecution(record.getExecutionId(), c.getNamespace(),
+                    c.getFlowId(), c.getRevision(), Json.readMap(c.getInputsJson()), c.getLabels(), c.getRequestedAt());
+            case KillExecutionPayload k -> new KillExecution(record.getExecutionId(), k.getRequestedAt());
+            default -> throw new IllegalArgumentException("Unknown command payload " + record.getPayload());
+        };
+    }
+
+    public static TaskResultRecord toRecord(TaskResult r) {
+        return new TaskResultRecord(r.executionId(), r.taskRunId(), r.attempt(), ExecutionMapper.toRecord(r.state()),
+                Json.write(r.outputs()), r.error(), r.at(), r.workerId());
+    }
+
+    public static TaskResult fromRecord(TaskResultRecord r) {
+        return new TaskResult(r.getExecutionId(), r.getTaskRunId(), r.getAttempt(), ExecutionMapper.fromRecord(r.getState()),
+                Json.readMap(r.getOutputsJson()), r.getError(), r.getWorkerId(), r.getAt());
+    }
+}

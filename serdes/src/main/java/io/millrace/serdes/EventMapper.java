@@ -1,0 +1,63 @@
+package io.millrace.serdes;
+
+
+import io.millrace.core.event.Event;
+import io.millrace.core.event.ExecutionCompleted;
+import io.millrace.core.event.ExecutionCreated;
+import io.millrace.core.event.ExecutionStateChanged;
+import io.millrace.core.event.TaskRunAttemptEnded;
+import io.millrace.core.event.TaskRunAttemptStarted;
+import io.millrace.core.event.TaskRunCompleted;
+import io.millrace.core.event.TaskRunCreated;
+import io.millrace.core.event.TaskRunLeaseExtended;
+import io.millrace.serdes.avro.EventRecord;
+import io.millrace.serdes.avro.ExecutionCompletedEvent;
+import io.millrace.serdes.avro.ExecutionCreatedEvent;
+import io.millrace.serdes.avro.ExecutionStateChangedEvent;
+import io.millrace.serdes.avro.TaskRunAttemptEndedEvent;
+import io.millrace.serdes.avro.TaskRunAttemptStartedEvent;
+import io.millrace.serdes.avro.TaskRunCompletedEvent;
+import io.millrace.serdes.avro.TaskRunCreatedEvent;
+import io.millrace.serdes.avro.TaskRunLeaseExtendedEvent;
+
+/** Maps events between domain records and the Avro envelope of the events topic. */
+public final class EventMapper {
+    private EventMapper() {
+    }
+
+    public static EventRecord toRecord(String executionId, Event event) {
+        Object payload = switch (event) {
+            case ExecutionCreated e -> new ExecutionCreatedEvent(e.namespace(), e.flowId(), e.flowRevision(),
+                    Json.write(e.inputs()), e.labels());
+            case ExecutionStateChanged e -> new ExecutionStateChangedEvent(ExecutionMapper.toRecord(e.state()));
+            case ExecutionCompleted e -> new ExecutionCompletedEvent(ExecutionMapper.toRecord(e.state()),
+                    e.outputs() == null ? null : Json.write(e.outputs()), e.error());
+            case TaskRunCreated e -> new TaskRunCreatedEvent(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value());
+            case TaskRunAttemptStarted e -> new TaskRunAttemptStartedEvent(e.taskRunId(), e.attempt(), e.leaseUntil());
+            case TaskRunLeaseExtended e -> new TaskRunLeaseExtendedEvent(e.taskRunId(), e.attempt(), e.leaseUntil());
+            case TaskRunAttemptEnded e -> new TaskRunAttemptEndedEvent(e.taskRunId(), e.attempt(), ExecutionMapper.toRecord(e.state()), e.reason());
+            case TaskRunCompleted e -> new TaskRunCompletedEvent(e.taskRunId(), ExecutionMapper.toRecord(e.state()),
+                    Json.write(e.outputs()), e.error());
+        };
+        return new EventRecord(executionId, event.at(), payload);
+    }
+
+    public static Event fromRecord(EventRecord record) {
+        var at = record.getAt();
+        return switch (record.getPayload()) {
+            case ExecutionCreatedEvent e -> new ExecutionCreated(record.getExecutionId(), e.getNamespace(), e.getFlowId(),
+                    e.getFlowRevision(), Json.readMap(e.getInputsJson()), e.getLabels(), at);
+            case ExecutionStateChangedEvent e -> new ExecutionStateChanged(ExecutionMapper.fromRecord(e.getState()), at);
+            case ExecutionCompletedEvent e -> new ExecutionCompleted(ExecutionMapper.fromRecord(e.getState()),
+                    e.getOutputsJson() == null ? null : Json.readMap(e.getOutputsJson()), e.getError(), at);
+            case TaskRunCreatedEvent e -> new TaskRunCreated(e.getTaskRunId(), e.getTaskId(), e.getParentTaskRunId(), e.getValue(), at);
+            case TaskRunAttemptStartedEvent e -> new TaskRunAttemptStarted(e.getTaskRunId(), e.getAttempt(), e.getLeaseUntil(), at);
+            case TaskRunLeaseExtendedEvent e -> new TaskRunLeaseExtended(e.getTaskRunId(), e.getAttempt(), e.getLeaseUntil(), at);
+            case TaskRunAttemptEndedEvent e -> new TaskRunAttemptEnded(e.getTaskRunId(), e.getAttempt(),
+                    ExecutionMapper.fromRecord(e.getState()), e.getReason(), at);
+            case TaskRunCompletedEvent e -> new TaskRunCompleted(e.getTaskRunId(), ExecutionMapper.fromRecord(e.getState()),
+                    Json.readMap(e.getOutputsJson()), e.getError(), at);
+            default -> throw new IllegalArgumentException("Unknown event payload " + record.getPayload().getClass().getSimpleName());
+        };
+    }
+}

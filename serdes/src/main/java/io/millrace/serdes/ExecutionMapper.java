@@ -1,0 +1,73 @@
+package io.millrace.serdes;
+
+import io.millrace.core.command.Timer;
+import io.millrace.core.execution.Attempt;
+import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.StateHistory;
+import io.millrace.core.execution.TaskRun;
+import io.millrace.serdes.avro.AttemptRecord;
+import io.millrace.serdes.avro.ExecutionRecord;
+import io.millrace.serdes.avro.StateHistoryRecord;
+import io.millrace.serdes.avro.StateValue;
+import io.millrace.serdes.avro.TaskRunRecord;
+import io.millrace.serdes.avro.TimerRecord;
+import java.util.List;
+
+/** Maps the execution state and timers between domain records and their Avro form. */
+public final class ExecutionMapper {
+    private ExecutionMapper() {
+    }
+
+    public static StateValue toRecord(State state) {
+        return StateValue.valueOf(state.name());
+    }
+
+    public static State fromRecord(StateValue state) {
+        return State.valueOf(state.name());
+    }
+
+    public static ExecutionRecord toRecord(Execution e) {
+        return new ExecutionRecord(e.id(), e.namespace(), e.flowId(), e.flowRevision(), Json.write(e.inputs()),
+                e.labels(), toRecord(e.state()), histories(e.histories()),
+                e.taskRuns().stream().map(ExecutionMapper::toRecord).toList(),
+                e.outputs() == null ? null : Json.write(e.outputs()), e.error());
+    }
+
+    public static Execution fromRecord(ExecutionRecord r) {
+        return new Execution(r.getId(), r.getNamespace(), r.getFlowId(), r.getFlowRevision(),
+                Json.readMap(r.getInputsJson()), r.getLabels(), fromRecord(r.getState()), historiesOf(r.getHistories()),
+                r.getTaskRuns().stream().map(ExecutionMapper::fromRecord).toList(),
+                r.getOutputsJson() == null ? null : Json.readMap(r.getOutputsJson()), r.getError());
+    }
+
+    private static TaskRunRecord toRecord(TaskRun t) {
+        return new TaskRunRecord(t.id(), t.taskId(), t.parentTaskRunId(), t.value(), toRecord(t.state()),
+                histories(t.histories()),
+                t.attempts().stream().map(a -> new AttemptRecord(a.number(), toRecord(a.state()),
+                        histories(a.histories()), a.leaseUntil())).toList());
+    }
+
+    private static TaskRun fromRecord(TaskRunRecord r) {
+        return new TaskRun(r.getId(), r.getTaskId(), r.getParentTaskRunId(), r.getValue(), fromRecord(r.getState()),
+                historiesOf(r.getHistories()),
+                r.getAttempts().stream().map(a -> new Attempt(a.getNumber(), fromRecord(a.getState()),
+                        historiesOf(a.getHistories()), a.getLeaseUntil())).toList());
+    }
+
+    private static List<StateHistoryRecord> histories(List<StateHistory> histories) {
+        return histories.stream().map(h -> new StateHistoryRecord(toRecord(h.state()), h.date())).toList();
+    }
+
+    private static List<StateHistory> historiesOf(List<StateHistoryRecord> records) {
+        return records.stream().map(h -> new StateHistory(fromRecord(h.getState()), h.getDate())).toList();
+    }
+
+    public static TimerRecord toRecord(Timer t) {
+        return new TimerRecord(t.executionId(), t.kind().name(), t.taskRunId(), t.attempt(), t.dueAt());
+    }
+
+    public static Timer fromRecord(TimerRecord r) {
+        return new Timer(r.getExecutionId(), Timer.Kind.valueOf(r.getKind()), r.getTaskRunId(), r.getAttempt(), r.getDueAt());
+    }
+}

@@ -1,0 +1,40 @@
+package io.millrace.serdes;
+
+import io.millrace.config.MillraceConfig;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/** Creates the topics a role needs, with the configured partitions and replication; existing ones are kept. */
+public final class TopicAdmin {
+    private TopicAdmin() {
+    }
+
+    public static void ensure(MillraceConfig config, Collection<Topics.Topic<?>> topics) {
+        Map<String, Object> props = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        try (Admin admin = Admin.create(props)) {
+            List<NewTopic> wanted = topics.stream()
+                    .map(t -> new NewTopic(t.name(), Optional.of(config.partitions()), Optional.of(config.replicationFactor()))
+                            .configs(t.configs()))
+                    .toList();
+            admin.createTopics(wanted).values().forEach((name, future) -> {
+                try {
+                    future.get();
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw new IllegalStateException("Unable to create topic " + name + ": " + e.getCause().getMessage(), e.getCause());
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("Interrupted while creating topic " + name, e);
+                }
+            });
+        }
+    }
+}
