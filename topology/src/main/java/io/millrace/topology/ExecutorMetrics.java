@@ -1,0 +1,31 @@
+package io.millrace.topology;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.millrace.core.command.Command;
+import io.millrace.core.decide.Decision;
+import io.millrace.core.decide.Rejection;
+
+/** The executor's own counters; Kafka Streams' metrics come on top. */
+final class ExecutorMetrics {
+    private final MeterRegistry registry;
+    private final Counter deadLetters;
+
+    ExecutorMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.deadLetters = registry.counter("millrace.executor.dead.letters");
+    }
+
+    void handled(Command command, Decision decision) {
+        registry.counter("millrace.executor.commands", "type", command.getClass().getSimpleName()).increment();
+        registry.counter("millrace.executor.events").increment(decision.events().size());
+    }
+
+    void rejected(Rejection rejection) {
+        registry.counter("millrace.executor.rejections", "kind", rejection.kind().name()).increment();
+    }
+
+    void deadLettered() {
+        deadLetters.increment();
+    }
+}

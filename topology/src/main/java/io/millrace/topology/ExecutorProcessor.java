@@ -1,0 +1,188 @@
+package io.millrace.topology;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.millrace.core.command.Command;
+import io.millrace.core.command.CreateExecution;
+import io.millrace.core.command.TimerFired;
+import io.millrace.core.decide.Decider;
+import io.millrace.core.decide.Decision;
+import io.millrace.core.decide.Rejection;
+import io.millrace.core.execution.Execution;
+import io.millrace.core.flow.Flow;
+import io.millrace.serdes.CommandMapper;
+import io.millrace.serdes.ExecutionMapper;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.CommandRecord;
+import io.millrace.serdes.avro.ExecutionRecord;
+import io.millrace.serdes.avro.FlowRecord;
+import io.millrace.serdes.avro.OutputsRecord;
+import io.millrace.serdes.avro.TaskResultRecord;
+import io.millrace.serdes.avro.TimerRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Adapts the decider to Kafka Streams: loads an execution's state from the stores, decides, stores
+ * the outcome and forwards events, snapshots and worker tasks. Timers come due through a wall-clock
+ * punctuator. A failure while handling one record fails that execution and dead-letters the record;
+ * it never stops the stream thread.
+ */
+final class ExecutorProcessor implements Processor<String, SpecificRecord, String, Object> {
+    private static final Logger LOG = LoggerFactory.getLogger(ExecutorProcessor.class);
+
+    private final Decider decider;
+    private final ExecutorSettings settings;
+    private final ExecutorMetrics metrics;
+    private ProcessorContext<String, Object> context;
+    private KeyValueStore<String, ExecutionRecord> executions;
+    private KeyValueStore<String, OutputsRecord> outputs;
+    private KeyValueStore<String, TimerRecord> timers;
+    private KeyValueStore<String, CommandRecord> deferred;
+    private FlowLookup flows;
+    private Effects effects;
+
+    ExecutorProcessor(Decider decider, ExecutorSettings settings, MeterRegistry registry) {
+        this.decider = decider;
+        this.settings = settings;
+        this.metrics = new ExecutorMetrics(registry);
+    }
+
+    @Override
+    public void init(ProcessorContext<String, Object> context) {
+        this.context = context;
+        this.executions = context.getStateStore(Names.EXECUTIONS_STORE);
+        this.outputs = context.getStateStore(Names.OUTPUTS_STORE);
+        this.timers = context.getStateStore(Names.TIMERS_STORE);
+        this.deferred = context.getStateStore(Names.DEFERRED_STORE);
+        KeyValueStore<String, FlowRecord> flowStore = context.getStateStore(Names.FLOWS_STORE);
+        this.flows = new FlowLookup(flowStore);
+        this.effects = new Effects(context, timers, settings.lease());
+        context.schedule(settings.timerInterval(), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
+    }
+
+    @Override
+    public void process(Record<String, SpecificRecord> record) {
+        Command command;
+        try {
+            command = switch (record.value()) {
+                case CommandRecord c -> CommandMapper.fromRecord(c);
+                case TaskResultRecord r -> CommandMapper.fromRecord(r);
+                case null -> throw new IllegalArgumentException("Expected a command or result, but the value is null");
+                default -> throw new IllegalArgumentException("Unexpected record " + record.value().getSchema().getName());
+            };
+        } catch (RuntimeException e) {
+            effects.deadLetter(record.key(), "Unreadable record: " + e.getMessage(), record.value(), now());
+            metrics.deadLettered();
+            return;
+        }
+        handle(command, record.value());
+    }
+
+    private void handle(Command command, SpecificRecord original) {
+        Instant now = now();
+        var state = new StoreBackedState(command.executionId(), executions, outputs);
+        try {
+            Flow flow = flowOf(command, state);
+            if (flow == null && command instanceof CreateExecution create && shouldWaitForFlow(create, now)) {
+                deferred.put(create.executionId(), (CommandRecord) original);
+                return;
+            }
+            Decision decision = decider.decide(state, flow, command, now);
+            state.flush();
+            effects.carryOut(command.executionId(), decision, state, flow, now);
+            decision.rejection().ifPresent(r -> rejected(command, r, original, now));
+            metrics.handled(command, decision);
+        } catch (RuntimeException e) {
+            LOG.error("Failed handling {} for execution {}", command.getClass().getSimpleName(), command.executionId(), e);
+            failExecution(command.executionId(), "Internal error: " + e, now);
+            effects.deadLetter(command.executionId(), "Failed handling " + command.getClass().getSimpleName()
+                    + ": " + e, original, now);
+            metrics.deadLettered();
+        }
+    }
+
+    /** The flow a command needs: the execution's own revision once it exists. */
+    private Flow flowOf(Command command, StoreBackedState state) {
+        if (command instanceof CreateExecution create) {
+            return flows.find(create.namespace(), create.flowId(), create.revision());
+        }
+        return state.execution()
+                .map(e -> flows.find(e.namespace(), e.flowId(), e.flowRevision()))
+                .orElse(null);
+    }
+
+    /** A flow posted a moment ago may not have reached the global store yet: wait for it, a while. */
+    private boolean shouldWaitForFlow(CreateExecution create, Instant now) {
+        return create.requestedAt().plus(settings.flowWait()).isAfter(now);
+    }
+
+    private void rejected(Command command, Rejection rejection, SpecificRecord original, Instant now) {
+        metrics.rejected(rejection);
+        if (rejection.benign()) {
+            LOG.debug("Ignored {} for {}: {}", command.getClass().getSimpleName(), command.executionId(), rejection.reason());
+        } else {
+            LOG.warn("Rejected {} for {}: {}", command.getClass().getSimpleName(), command.executionId(), rejection.reason());
+            effects.deadLetter(command.executionId(), rejection.reason(), original, now);
+            metrics.deadLettered();
+        }
+    }
+
+    private void failExecution(String executionId, String reason, Instant now) {
+        try {
+            var state = new StoreBackedState(executionId, executions, outputs);
+            Execution execution = state.execution().orElse(null);
+            if (execution == null || execution.state().isTerminal()) {
+                return;
+            }
+            Decision decision = decider.fail(state, reason, now);
+            state.flush();
+            effects.carryOut(executionId, decision, state, null, now);
+        } catch (RuntimeException e) {
+            LOG.error("Unable to fail execution {} after an internal error", executionId, e);
+        }
+    }
+
+    private void punctuate(long wallClockMillis) {
+        Instant now = Instant.ofEpochMilli(wallClockMillis);
+        var due = new ArrayList<KeyValue<String, TimerRecord>>();
+        try (KeyValueIterator<String, TimerRecord> it = timers.range(null, TimerKeys.upTo(wallClockMillis))) {
+            it.forEachRemaining(due::add);
+        }
+        for (KeyValue<String, TimerRecord> entry : due) {
+            timers.delete(entry.key);
+            handle(new TimerFired(ExecutionMapper.fromRecord(entry.value), now), entry.value);
+        }
+        retryDeferred();
+    }
+
+    private void retryDeferred() {
+        List<KeyValue<String, CommandRecord>> waiting = new ArrayList<>();
+        try (KeyValueIterator<String, CommandRecord> it = deferred.all()) {
+            it.forEachRemaining(waiting::add);
+        }
+        for (KeyValue<String, CommandRecord> entry : waiting) {
+            deferred.delete(entry.key);
+            handle(CommandMapper.fromRecord(entry.value), entry.value);
+        }
+    }
+
+    private Instant now() {
+        return Instant.ofEpochMilli(context.currentSystemTimeMs());
+    }
+
+    /** The executor's tunables that are not the decider's. */
+    record ExecutorSettings(Duration lease, Duration timerInterval, Duration flowWait) {
+    }
+}

@@ -1,0 +1,133 @@
+package io.millrace.topology;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.millrace.config.MillraceConfig;
+import io.millrace.core.decide.Decider;
+import io.millrace.core.decide.DeciderSettings;
+import io.millrace.core.expression.Expressions;
+import io.millrace.serdes.AvroSerde;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.CommandRecord;
+import io.millrace.serdes.avro.ExecutionRecord;
+import io.millrace.serdes.avro.FlowRecord;
+import io.millrace.serdes.avro.OutputsRecord;
+import io.millrace.serdes.avro.TimerRecord;
+import io.millrace.serdes.avro.WorkerTaskRecord;
+import java.time.Duration;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The executor as a Kafka Streams topology: a pure function of the configuration.
+ *
+ * <pre>
+ * commands ─┐                                   ┌─> tasks.&lt;group&gt;   (worker tasks)
+ *           ├─> Executor.decide [executions,    ├─> events           (every event)
+ * results ──┘     outputs, timers, deferred] ───┼─> executions       (latest snapshot, compacted)
+ *                    ^ global flows store       └─> dlq
+ * flows ──> Flows.load
+ * </pre>
+ * commands and results are co-partitioned by execution id, so one stream task owns an execution.
+ */
+public final class ExecutorTopology {
+    /** How often the wall-clock punctuator looks for due timers. */
+    static final Duration TIMER_INTERVAL = Duration.ofMillis(50);
+    /** How long a create waits for a flow that is not in the flows store yet. */
+    static final Duration FLOW_WAIT = Duration.ofSeconds(30);
+
+    private ExecutorTopology() {
+    }
+
+    public static Topology build(MillraceConfig config, MeterRegistry registry) {
+        Topics topics = Topics.of(config);
+        var expressions = new Expressions();
+        var deciderSettings = new DeciderSettings(config.lease(), config.maxLostAttempts());
+        var settings = new ExecutorProcessor.ExecutorSettings(config.lease(), TIMER_INTERVAL, FLOW_WAIT);
+        var string = Serdes.String();
+
+        var topology = new Topology();
+        topology.addSource(Names.COMMANDS_SOURCE, string.deserializer(), topics.commands().valueSerde().deserializer(),
+                topics.commands().name());
+        topology.addSource(Names.RESULTS_SOURCE, string.deserializer(), topics.results().valueSerde().deserializer(),
+                topics.results().name());
+        topology.addProcessor(Names.EXECUTOR,
+                () -> new ExecutorProcessor(new Decider(deciderSettings, expressions), settings, registry),
+                Names.COMMANDS_SOURCE, Names.RESULTS_SOURCE);
+        topology.addStateStore(store(Names.EXECUTIONS_STORE, new AvroSerde<>(ExecutionRecord.getClassSchema())), Names.EXECUTOR);
+        topology.addStateStore(store(Names.OUTPUTS_STORE, new AvroSerde<>(OutputsRecord.getClassSchema())), Names.EXECUTOR);
+        topology.addStateStore(store(Names.TIMERS_STORE, new AvroSerde<>(TimerRecord.getClassSchema())), Names.EXECUTOR);
+        topology.addStateStore(store(Names.DEFERRED_STORE, Topics.COMMAND_SERDE), Names.EXECUTOR);
+
+        topology.addGlobalStore(
+                Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.FLOWS_STORE), string, Topics.FLOW_SERDE)
+                        .withLoggingDisabled(),
+                Names.FLOWS_SOURCE, string.deserializer(), Topics.FLOW_SERDE.deserializer(), topics.flows().name(),
+                Names.FLOWS_LOADER, FlowLoader::new);
+
+        topology.addSink(Names.TASKS_SINK,
+                (key, value, context) -> topics.tasks(((WorkerTaskRecord) value).getWorkerGroup()).name(),
+                string.serializer(), erase(Topics.TASK_SERDE), Names.EXECUTOR);
+        topology.addSink(Names.EVENTS_SINK, topics.events().name(), string.serializer(), erase(Topics.EVENT_SERDE), Names.EXECUTOR);
+        topology.addSink(Names.SNAPSHOTS_SINK, topics.executions().name(), string.serializer(), erase(Topics.SNAPSHOT_SERDE),
+                Names.EXECUTOR);
+        topology.addSink(Names.DEAD_LETTERS_SINK, topics.deadLetters().name(), string.serializer(),
+                erase(Topics.DEAD_LETTER_SERDE), Names.EXECUTOR);
+        return topology;
+    }
+
+    /** Kafka Streams properties for the executor: latency-oriented defaults, then the pass-through ones. */
+    public static Properties properties(MillraceConfig config) {
+        var props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.topicPrefix() + "executor");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, config.processingGuarantee());
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streamThreads());
+        props.put(StreamsConfig.POLL_MS_CONFIG, config.pollMs());
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.commitIntervalMs());
+        props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().resolve("executor").toString());
+        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
+        props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+        props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterDeserializationHandler.class);
+        props.put(DeadLetterDeserializationHandler.TOPIC_CONFIG, Topics.of(config).deadLetters().name());
+        props.put(StreamsConfig.producerPrefix("linger.ms"), 1);
+        props.putAll(config.kafka());
+        return props;
+    }
+
+    private static <V> org.apache.kafka.streams.state.StoreBuilder<KeyValueStore<String, V>> store(String name, Serde<V> serde) {
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), serde);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Serializer<Object> erase(Serde<?> serde) {
+        return (Serializer<Object>) serde.serializer();
+    }
+
+    /** Keeps the global flows store in step with the flows topic. */
+    private static final class FlowLoader implements Processor<String, FlowRecord, Void, Void> {
+        private KeyValueStore<String, FlowRecord> store;
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            store = context.getStateStore(Names.FLOWS_STORE);
+        }
+
+        @Override
+        public void process(Record<String, FlowRecord> record) {
+            if (record.value() == null) {
+                store.delete(record.key());
+            } else {
+                store.put(record.key(), record.value());
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.millrace.topology;
+
+import io.millrace.core.flow.Flow;
+import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.avro.FlowRecord;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * Finds flow revisions in the global flows store and keeps the parsed flows of recent revisions,
+ * so the hot path does not re-parse YAML. One per stream task: not shared between threads.
+ */
+final class FlowLookup {
+    private static final int CACHED_REVISIONS = 1_000;
+
+    private final ReadOnlyKeyValueStore<String, FlowRecord> store;
+    private final Map<String, Flow> parsed = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Flow> eldest) {
+            return size() > CACHED_REVISIONS;
+        }
+    };
+
+    FlowLookup(ReadOnlyKeyValueStore<String, FlowRecord> store) {
+        this.store = store;
+    }
+
+    /** The flow at {@code revision}, or at its latest revision when {@code revision} is null; null if absent. */
+    Flow find(String namespace, String id, Integer revision) {
+        if (revision != null) {
+            String key = FlowMapper.key(namespace, id, revision);
+            Flow cached = parsed.get(key);
+            if (cached != null) {
+                return cached;
+            }
+            FlowRecord record = store.get(key);
+            return record == null ? null : remember(key, record);
+        }
+        try (KeyValueIterator<String, FlowRecord> latest =
+                     store.reverseRange(FlowMapper.firstKey(namespace, id), FlowMapper.lastKey(namespace, id))) {
+            if (!latest.hasNext()) {
+                return null;
+            }
+            KeyValue<String, FlowRecord> entry = latest.next();
+            Flow cached = parsed.get(entry.key);
+            return cached != null ? cached : remember(entry.key, entry.value);
+        }
+    }
+
+    private Flow remember(String key, FlowRecord record) {
+        Flow flow = FlowMapper.fromRecord(record);
+        parsed.put(key, flow);
+        return flow;
+    }
+}

@@ -1,0 +1,31 @@
+package io.millrace.topology;
+
+/**
+ * Every processor and store of the executor topology, named once and forever: a rename changes
+ * changelog topics and loses state, so these strings are part of the on-disk format.
+ */
+public final class Names {
+    public static final String COMMANDS_SOURCE = "Commands.source";
+    public static final String RESULTS_SOURCE = "Results.source";
+    public static final String FLOWS_SOURCE = "Flows.source";
+    public static final String FLOWS_LOADER = "Flows.load";
+    public static final String EXECUTOR = "Executor.decide";
+    public static final String TASKS_SINK = "Tasks.sink";
+    public static final String EVENTS_SINK = "Events.sink";
+    public static final String SNAPSHOTS_SINK = "Snapshots.sink";
+    public static final String DEAD_LETTERS_SINK = "DeadLetters.sink";
+
+    /** execution id → execution state. */
+    public static final String EXECUTIONS_STORE = "executor-executions";
+    /** execution id + '/' + task run id → task run outputs (kept apart so state updates never copy them). */
+    public static final String OUTPUTS_STORE = "executor-outputs";
+    /** zero-padded due epoch millis + '/' + timer id → timer; scanned in key order by the punctuator. */
+    public static final String TIMERS_STORE = "executor-timers";
+    /** execution id → a create command waiting for its flow to reach the flows store. */
+    public static final String DEFERRED_STORE = "executor-deferred";
+    /** namespace/id@revision → flow revision (global: every instance sees every flow). */
+    public static final String FLOWS_STORE = "executor-flows";
+
+    private Names() {
+    }
+}

@@ -1,0 +1,315 @@
+package io.millrace.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.millrace.config.ConfigLoader;
+import io.millrace.config.MillraceConfig;
+import io.millrace.core.command.CreateExecution;
+import io.millrace.core.command.KillExecution;
+import io.millrace.core.command.TaskResult;
+import io.millrace.core.decide.Appliers;
+import io.millrace.core.decide.InMemoryExecutionState;
+import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
+import io.millrace.core.flow.FlowParser;
+import io.millrace.serdes.CommandMapper;
+import io.millrace.serdes.EventMapper;
+import io.millrace.serdes.ExecutionMapper;
+import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.Json;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.CommandRecord;
+import io.millrace.serdes.avro.DeadLetterRecord;
+import io.millrace.serdes.avro.EventRecord;
+import io.millrace.serdes.avro.ExecutionCompletedEvent;
+import io.millrace.serdes.avro.ExecutionRecord;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.FlowRecord;
+import io.millrace.serdes.avro.OutputsRecord;
+import io.millrace.serdes.avro.TaskResultRecord;
+import io.millrace.serdes.avro.WorkerTaskRecord;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ExecutorTopologyTest {
+    private static final String FLOW = """
+            id: two-steps
+            namespace: company.team
+            inputs:
+              - id: name
+                type: STRING
+            tasks:
+              - id: first
+                type: return
+                format: "hello {{ inputs.name }}"
+              - id: second
+                type: io.kestra.plugin.core.debug.Return
+                format: "{{ outputs.first.value }}!"
+            outputs:
+              - id: greeting
+                type: STRING
+                value: "{{ outputs.second.value }}"
+            """;
+    private static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+
+    @TempDir
+    Path stateDir;
+
+    private MillraceConfig config;
+    private Topics topics;
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, CommandRecord> commands;
+    private TestInputTopic<String, TaskResultRecord> results;
+    private TestOutputTopic<String, WorkerTaskRecord> tasks;
+    private TestOutputTopic<String, EventRecord> events;
+    private TestOutputTopic<String, ExecutionSnapshot> snapshots;
+    private TestOutputTopic<String, DeadLetterRecord> deadLetters;
+
+    @BeforeEach
+    void startDriver() throws Exception {
+        config = ConfigLoader.load(Map.of(), Map.of("state-dir", stateDir.toString(), "lease", "PT10S",
+                "max-lost-attempts", "2"), null);
+        topics = Topics.of(config);
+        driver = new TopologyTestDriver(ExecutorTopology.build(config, new SimpleMeterRegistry()),
+                ExecutorTopology.properties(config), START);
+        var string = Serdes.String();
+        commands = driver.createInputTopic(topics.commands().name(), string.serializer(), Topics.COMMAND_SERDE.serializer());
+        results = driver.createInputTopic(topics.results().name(), string.serializer(), Topics.RESULT_SERDE.serializer());
+        tasks = driver.createOutputTopic(topics.tasks("default").name(), string.deserializer(), Topics.TASK_SERDE.deserializer());
+        events = driver.createOutputTopic(topics.events().name(), string.deserializer(), Topics.EVENT_SERDE.deserializer());
+        snapshots = driver.createOutputTopic(topics.executions().name(), string.deserializer(), Topics.SNAPSHOT_SERDE.deserializer());
+        deadLetters = driver.createOutputTopic(topics.deadLetters().name(), string.deserializer(),
+                Topics.DEAD_LETTER_SERDE.deserializer());
+        var flow = new FlowParser().parse(FLOW).withRevision(1);
+        driver.createInputTopic(topics.flows().name(), string.serializer(), Topics.FLOW_SERDE.serializer())
+                .pipeInput(FlowMapper.key(flow.namespace(), flow.id(), 1), FlowMapper.toRecord(flow, START));
+    }
+
+    @AfterEach
+    void closeDriver() {
+        driver.close();
+    }
+
+    @Test
+    void shouldRunALinearFlowToSuccessThroughWorkerTasks() {
+        // given
+        create("e1", Map.of("name", "Ada"));
+
+        // when: the worker answers each dispatched task
+        WorkerTaskRecord first = tasks.readValue();
+        answer(first, State.SUCCESS, Map.of("value", "hello Ada"));
+        WorkerTaskRecord second = tasks.readValue();
+        answer(second, State.SUCCESS, Map.of("value", "hello Ada!"));
+
+        // then
+        assertThat(first.getTaskId()).isEqualTo("first");
+        assertThat(first.getTaskType()).isEqualTo("io.kestra.plugin.core.debug.Return");
+        assertThat(Json.readMap(first.getVariablesJson())).containsEntry("inputs", Map.of("name", "Ada"));
+        assertThat(Json.readMap(second.getVariablesJson()).get("outputs"))
+                .isEqualTo(Map.of("first", Map.of("value", "hello Ada")));
+        ExecutionSnapshot last = lastSnapshot();
+        assertThat(last.getExecution().getState().name()).isEqualTo("SUCCESS");
+        assertThat(Json.readMap(last.getExecution().getOutputsJson())).containsEntry("greeting", "hello Ada!");
+        assertThat(last.getTaskOutputs()).hasSize(2);
+        assertThat(tasks.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldRebuildStoredStateByFoldingTheEventsTopic() {
+        // given
+        create("e2", Map.of("name", "Bob"));
+        answer(tasks.readValue(), State.SUCCESS, Map.of("value", "x"));
+        answer(tasks.readValue(), State.FAILED, Map.of());
+
+        // when
+        var replayed = new InMemoryExecutionState();
+        var appliers = new Appliers();
+        events.readValuesToList().forEach(e -> appliers.apply(EventMapper.fromRecord(e), replayed));
+
+        // then
+        KeyValueStore<String, ExecutionRecord> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
+        Execution stored = ExecutionMapper.fromRecord(executions.get("e2"));
+        assertThat(replayed.execution()).contains(stored);
+        assertThat(stored.state()).isEqualTo(State.FAILED);
+        KeyValueStore<String, OutputsRecord> outputs = driver.getKeyValueStore(Names.OUTPUTS_STORE);
+        String firstRun = stored.taskRuns().getFirst().id();
+        assertThat(Json.readMap(outputs.get("e2/" + firstRun).getJson())).isEqualTo(replayed.outputs(firstRun));
+    }
+
+    @Test
+    void shouldRedispatchWhenALeaseExpiresAndFailAfterTheLastLostAttempt() {
+        // given
+        create("e3", Map.of("name", "Cy"));
+        WorkerTaskRecord attempt1 = tasks.readValue();
+
+        // when: no worker answers past the lease, twice
+        driver.advanceWallClockTime(Duration.ofSeconds(11));
+        WorkerTaskRecord attempt2 = tasks.readValue();
+        driver.advanceWallClockTime(Duration.ofSeconds(11));
+
+        // then
+        assertThat(attempt1.getAttempt()).isEqualTo(1);
+        assertThat(attempt2.getAttempt()).isEqualTo(2);
+        assertThat(attempt2.getTaskRunId()).isEqualTo(attempt1.getTaskRunId());
+        assertThat(lastSnapshot().getExecution().getState().name()).isEqualTo("FAILED");
+    }
+
+    @Test
+    void shouldIgnoreAStaleResultOfALostAttempt() {
+        // given
+        create("e4", Map.of("name", "Di"));
+        WorkerTaskRecord attempt1 = tasks.readValue();
+        driver.advanceWallClockTime(Duration.ofSeconds(11));
+        WorkerTaskRecord attempt2 = tasks.readValue();
+
+        // when: the lost worker answers late, then the new one
+        answer(attempt1, State.SUCCESS, Map.of("value", "late"));
+        answer(attempt2, State.SUCCESS, Map.of("value", "on time"));
+
+        // then
+        WorkerTaskRecord next = tasks.readValue();
+        assertThat(next.getTaskId()).isEqualTo("second");
+        assertThat(Json.readMap(next.getVariablesJson()).get("outputs"))
+                .isEqualTo(Map.of("first", Map.of("value", "on time")));
+        assertThat(tasks.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldKeepTheLeaseWhileHeartbeatsCome() {
+        // given
+        create("e5", Map.of("name", "Ed"));
+        WorkerTaskRecord attempt1 = tasks.readValue();
+
+        // when: heartbeats every 6 s for 30 s
+        for (int i = 0; i < 5; i++) {
+            driver.advanceWallClockTime(Duration.ofSeconds(6));
+            answer(attempt1, State.RUNNING, Map.of());
+        }
+
+        // then
+        assertThat(tasks.isEmpty()).isTrue();
+        assertThat(lastSnapshot().getExecution().getState().name()).isEqualTo("RUNNING");
+    }
+
+    @Test
+    void shouldEmitExactlyOneCompletionWhenCommandsAreDuplicated() {
+        // given
+        create("e6", Map.of("name", "Flo"));
+        create("e6", Map.of("name", "Flo"));
+        WorkerTaskRecord first = tasks.readValue();
+
+        // when
+        answer(first, State.SUCCESS, Map.of("value", "a"));
+        answer(first, State.SUCCESS, Map.of("value", "a"));
+        WorkerTaskRecord second = tasks.readValue();
+        answer(second, State.SUCCESS, Map.of("value", "b"));
+        answer(second, State.SUCCESS, Map.of("value", "b"));
+
+        // then
+        long completions = events.readValuesToList().stream()
+                .filter(e -> e.getPayload() instanceof ExecutionCompletedEvent).count();
+        assertThat(completions).isEqualTo(1);
+        assertThat(tasks.isEmpty()).isTrue();
+        assertThat(deadLetters.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldKillARunningExecution() {
+        // given
+        create("e7", Map.of("name", "Gus"));
+        WorkerTaskRecord first = tasks.readValue();
+
+        // when
+        commands.pipeInput("e7", CommandMapper.toRecord(new KillExecution("e7", START)));
+        answer(first, State.SUCCESS, Map.of("value", "too late"));
+
+        // then
+        assertThat(lastSnapshot().getExecution().getState().name()).isEqualTo("KILLED");
+        assertThat(tasks.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldKeepProcessingAfterAnUndecodableRecord() {
+        // given
+        driver.createInputTopic(topics.commands().name(), Serdes.String().serializer(), Serdes.ByteArray().serializer())
+                .pipeInput("garbage", new byte[] {1, 2, 3});
+
+        // when
+        create("e8", Map.of("name", "Hal"));
+
+        // then: (the dead letter itself is checked in DeadLetterDeserializationHandlerTest)
+        assertThat(tasks.readValue().getExecutionId()).isEqualTo("e8");
+    }
+
+    @Test
+    void shouldWaitForAFlowThatIsNotYetStoredThenDeadLetterTheCreate() {
+        // given: a create for a flow that never arrives
+        commands.pipeInput("e9", CommandMapper.toRecord(new CreateExecution("e9", "company.team", "missing", null,
+                Map.of(), Map.of(), START)));
+        assertThat(deadLetters.isEmpty()).isTrue();
+
+        // when
+        driver.advanceWallClockTime(ExecutorTopology.FLOW_WAIT.plusSeconds(1));
+
+        // then
+        DeadLetterRecord letter = deadLetters.readValue();
+        assertThat(letter.getKey()).isEqualTo("e9");
+        assertThat(letter.getReason()).contains("company.team/missing");
+    }
+
+    @Test
+    void shouldStartAnExecutionOnceItsFlowArrives() throws Exception {
+        // given
+        commands.pipeInput("e10", CommandMapper.toRecord(new CreateExecution("e10", "company.team", "late", null,
+                Map.of(), Map.of(), START)));
+
+        // when
+        var flow = new FlowParser().parse(FLOW.replace("two-steps", "late").replace("  - id: name\n    type: STRING\n", ""))
+                .withRevision(1);
+        driver.createInputTopic(topics.flows().name(), Serdes.String().serializer(), Topics.FLOW_SERDE.serializer())
+                .pipeInput(FlowMapper.key(flow.namespace(), flow.id(), 1), FlowMapper.toRecord(flow, START));
+        driver.advanceWallClockTime(Duration.ofMillis(200));
+
+        // then
+        assertThat(tasks.readValue().getExecutionId()).isEqualTo("e10");
+    }
+
+    @Test
+    void shouldNameEveryProcessorAndStoreExplicitly() {
+        // when
+        String description = ExecutorTopology.build(config, new SimpleMeterRegistry()).describe().toString();
+
+        // then
+        assertThat(description).doesNotContain("KSTREAM-").doesNotContain("KTABLE-")
+                .contains(Names.EXECUTOR, Names.EXECUTIONS_STORE, Names.OUTPUTS_STORE, Names.TIMERS_STORE, Names.FLOWS_STORE);
+    }
+
+    private void create(String id, Map<String, Object> inputs) {
+        commands.pipeInput(id, CommandMapper.toRecord(new CreateExecution(id, "company.team", "two-steps", null, inputs,
+                Map.of(), START)));
+    }
+
+    private void answer(WorkerTaskRecord task, State state, Map<String, Object> outputs) {
+        results.pipeInput(task.getExecutionId(), CommandMapper.toRecord(new TaskResult(task.getExecutionId(),
+                task.getTaskRunId(), task.getAttempt(), state, outputs, state == State.FAILED ? "boom" : null, "w1", START)));
+    }
+
+    private ExecutionSnapshot lastSnapshot() {
+        List<ExecutionSnapshot> all = snapshots.readValuesToList();
+        assertThat(all).isNotEmpty();
+        return all.getLast();
+    }
+}
