@@ -1,0 +1,65 @@
+package io.millrace.core.expression;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class VariablesTest {
+
+    @Test
+    void shouldBuildKestraVariableGroups() {
+        // given
+        Instant start = Instant.parse("2024-01-01T00:00:00Z");
+
+        // when
+        Map<String, Object> vars = Variables.builder()
+                .execution("ex1", start)
+                .flow("ns", "flow", 2)
+                .inputs(Map.of("a", 1))
+                .outputs(Map.of("t1", Map.of("value", "v")))
+                .labels(Map.of("team", "data"))
+                .task("t2", "io.kestra.plugin.core.log.Log")
+                .taskRun("tr1", start, 3)
+                .build();
+
+        // then
+        assertThat(vars).containsOnlyKeys("execution", "flow", "inputs", "outputs", "labels", "task", "taskrun");
+        assertThat(vars.get("execution")).isEqualTo(Map.of("id", "ex1", "startDate", start));
+        assertThat(vars.get("flow")).isEqualTo(Map.of("namespace", "ns", "id", "flow", "revision", 2));
+        assertThat(vars.get("inputs")).isEqualTo(Map.of("a", 1));
+        assertThat(vars.get("outputs")).isEqualTo(Map.of("t1", Map.of("value", "v")));
+        assertThat(vars.get("labels")).isEqualTo(Map.of("team", "data"));
+        assertThat(vars.get("task")).isEqualTo(Map.of("id", "t2", "type", "io.kestra.plugin.core.log.Log"));
+        assertThat(vars.get("taskrun")).isEqualTo(Map.of("id", "tr1", "startDate", start, "attemptsCount", 3));
+    }
+
+    @Test
+    void shouldLeaveUnsetGroupsAbsent() {
+        // when
+        Map<String, Object> vars = Variables.builder().task("t", "log").build();
+
+        // then
+        assertThat(vars).containsOnlyKeys("task");
+    }
+
+    @Test
+    void shouldBuildUnmodifiableSnapshots() {
+        // given
+        Variables.Builder builder = Variables.builder().task("t", "log");
+        Map<String, Object> first = builder.build();
+
+        // when
+        builder.put("vars", Map.of("x", 1));
+
+        // then
+        assertThat(first).containsOnlyKeys("task");
+        assertThatThrownBy(() -> first.put("x", 1)).isInstanceOf(UnsupportedOperationException.class);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> task = (Map<String, Object>) first.get("task");
+        assertThatThrownBy(() -> task.put("x", 1)).isInstanceOf(UnsupportedOperationException.class);
+    }
+}

@@ -1,0 +1,39 @@
+package io.millrace.worker.task;
+
+import io.millrace.core.flow.TaskTypes;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TaskRegistryTest {
+
+    private final TaskRegistry registry = TaskRegistry.standard();
+
+    @Test
+    void shouldImplementEveryRunnableType() {
+        // given / when / then: a new type in TaskTypes.RUNNABLE without an implementation breaks the build
+        for (String type : TaskTypes.RUNNABLE) {
+            assertThat(registry.find(type)).as("implementation of %s", type).isPresent();
+        }
+        assertThat(registry.types()).containsExactlyInAnyOrderElementsOf(TaskTypes.RUNNABLE);
+    }
+
+    @Test
+    void shouldResolveEveryAliasToItsCanonicalImplementation() {
+        for (String alias : TaskTypes.aliases()) {
+            // when
+            var byAlias = registry.find(alias);
+
+            // then
+            assertThat(byAlias).as("implementation of alias %s", alias).isPresent();
+            assertThat(byAlias.get()).isSameAs(registry.find(TaskTypes.canonical(alias).orElseThrow()).orElseThrow());
+        }
+    }
+
+    @Test
+    void shouldFindNothingForUnknownTypes() {
+        // when / then
+        assertThat(registry.find("io.kestra.plugin.scripts.python.Script")).isEmpty();
+        assertThat(registry.find(null)).isEmpty();
+    }
+}
