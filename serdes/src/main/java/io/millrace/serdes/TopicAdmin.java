@@ -16,9 +16,25 @@ public final class TopicAdmin {
     private TopicAdmin() {
     }
 
+    /** Bootstrap servers plus the pass-through properties an admin client knows (security, timeouts), {@code admin.} ones first. */
+    static Map<String, Object> adminProperties(MillraceConfig config) {
+        var props = new java.util.HashMap<String, Object>();
+        config.kafka().forEach((key, value) -> {
+            if (AdminClientConfig.configNames().contains(key)) {
+                props.put(key, value);
+            }
+        });
+        config.kafka().forEach((key, value) -> {
+            if (key.startsWith("admin.")) {
+                props.put(key.substring("admin.".length()), value);
+            }
+        });
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        return props;
+    }
+
     public static void ensure(MillraceConfig config, Collection<Topics.Topic<?>> topics) {
-        Map<String, Object> props = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-        try (Admin admin = Admin.create(props)) {
+        try (Admin admin = Admin.create(adminProperties(config))) {
             List<NewTopic> wanted = topics.stream()
                     .map(t -> new NewTopic(t.name(), Optional.of(config.partitions()), Optional.of(config.replicationFactor()))
                             .configs(t.configs()))

@@ -86,7 +86,12 @@ public final class Decider {
      * handling one of its commands. Its running task runs end FAILED too.
      */
     public Decision fail(MutableExecutionState state, String reason, Instant now) {
-        var step = new Step(state, appliers, state.execution().orElseThrow().id());
+        Execution execution = state.execution().orElse(null);
+        if (execution == null || execution.state().isTerminal()) {
+            return Decision.rejected(Rejection.Kind.STALE, "Expected a running execution to fail, but "
+                    + (execution == null ? "there is none" : execution.id() + " is already " + execution.state()));
+        }
+        var step = new Step(state, appliers, execution.id());
         step.execution().taskRuns().stream()
                 .filter(run -> !run.state().isTerminal())
                 .forEach(run -> step.emit(new TaskRunCompleted(run.id(), State.FAILED, Map.of(), reason, now)));
@@ -195,17 +200,19 @@ public final class Decider {
             finallyTasks.next().ifPresent(task -> startTask(step, task, now));
             return;
         }
-        complete(step, flow, main, now);
+        complete(step, flow, main, finallyTasks, now);
     }
 
-    private void complete(Step step, Flow flow, Progress main, Instant now) {
-        if (main.failed()) {
-            step.emit(new ExecutionCompleted(State.FAILED, null, main.error(), now));
+    /** A failure in the main tasks or in {@code finally} fails the execution; {@code errors} cannot rescue it. */
+    private void complete(Step step, Flow flow, Progress main, Progress finallyTasks, Instant now) {
+        if (main.failed() || finallyTasks.failed()) {
+            step.emit(new ExecutionCompleted(State.FAILED, null, main.failed() ? main.error() : finallyTasks.error(), now));
             return;
         }
         try {
             Map<String, Object> outputs = renderOutputs(step, flow);
-            step.emit(new ExecutionCompleted(main.warning() ? State.WARNING : State.SUCCESS, outputs, null, now));
+            State state = main.warning() || finallyTasks.warning() ? State.WARNING : State.SUCCESS;
+            step.emit(new ExecutionCompleted(state, outputs, null, now));
         } catch (ExpressionException e) {
             step.emit(new ExecutionCompleted(State.FAILED, null, "Flow outputs failed: " + e.getMessage(), now));
         }

@@ -66,8 +66,7 @@ public final class Inputs {
 
     private static Object coerce(InputType type, Object value) throws JsonProcessingException {
         return switch (type) {
-            case INT -> value instanceof Number n && n.doubleValue() == Math.rint(n.doubleValue())
-                    ? (Object) n.longValue() : Long.parseLong(scalar(value).trim());
+            case INT -> value instanceof Number n ? (Object) wholeNumber(n) : Long.parseLong(scalar(value).trim());
             case FLOAT -> value instanceof Number n ? (Object) n.doubleValue() : Double.parseDouble(scalar(value).trim());
             case BOOLEAN -> value instanceof Boolean b ? b : parseBoolean(scalar(value));
             case JSON -> value instanceof String s ? JSON.readValue(s, Object.class) : value;
@@ -78,6 +77,15 @@ public final class Inputs {
             case DURATION -> Duration.parse(scalar(value)).toString();
             case STRING, ENUM, SELECT, SECRET, URI, EMAIL -> scalar(value);
         };
+    }
+
+    /** A number as a long, if it is a whole number within a long's range (no silent wrap or clamp). */
+    private static long wholeNumber(Number n) {
+        try {
+            return new java.math.BigDecimal(n.toString()).longValueExact();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("not a whole number within the range of a long", e);
+        }
     }
 
     private static String scalar(Object value) {

@@ -1,0 +1,523 @@
+package io.millrace.core.flow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class FlowParserTest {
+
+    private final FlowParser parser = new FlowParser();
+
+    private List<String> problemsOf(String yaml) {
+        var e = catchThrowableOfType(FlowValidationException.class, () -> parser.parse(yaml));
+        assertThat(e).as("expected the flow to be rejected").isNotNull();
+        assertThat(e.getMessage()).startsWith("Invalid flow: ");
+        return e.problems();
+    }
+
+    @Nested
+    class ValidFlows {
+
+        @Test
+        void shouldParseFullFlow() throws Exception {
+            // given
+            String yaml = """
+                    id: full-flow
+                    namespace: io.millrace.tests
+                    description: everything at once
+                    labels:
+                      team: data
+                      env: prod
+                    inputs:
+                      - id: name
+                        type: STRING
+                        defaults: world
+                      - id: count
+                        type: int
+                        required: false
+                        description: how many
+                    tasks:
+                      - id: hello
+                        type: log
+                        message: "hello {{ inputs.name }}"
+                        level: INFO
+                      - id: ret
+                        type: io.kestra.plugin.core.debug.Return
+                        format: "{{ inputs.count }}"
+                        description: returns
+                        workerGroup:
+                          key: gpu
+                      - id: skipped
+                        type: sleep
+                        duration: PT1S
+                        disabled: true
+                    errors:
+                      - id: on-error
+                        type: output-values
+                        values:
+                          reason: failed
+                    finally:
+                      - id: cleanup
+                        type: jsonata
+                        from: "{{ outputs.ret.value }}"
+                        expression: "$"
+                    outputs:
+                      - id: result
+                        type: STRING
+                        value: "{{ outputs.ret.value }}"
+                      - id: untyped
+                        value: 42
+                    """;
+
+            // when
+            Flow flow = parser.parse(yaml);
+
+            // then
+            assertThat(flow.id()).isEqualTo("full-flow");
+            assertThat(flow.namespace()).isEqualTo("io.millrace.tests");
+            assertThat(flow.key()).isEqualTo("io.millrace.tests/full-flow");
+            assertThat(flow.revision()).isZero();
+            assertThat(flow.source()).isEqualTo(yaml);
+            assertThat(flow.labels()).containsOnly(Map.entry("team", "data"), Map.entry("env", "prod"));
+
+            assertThat(flow.tasks()).extracting(TaskDef::id).containsExactly("hello", "ret", "skipped");
+            assertThat(flow.tasks()).extracting(TaskDef::type)
+                    .containsExactly(TaskTypes.LOG, TaskTypes.RETURN, TaskTypes.SLEEP);
+            assertThat(flow.tasks()).extracting(TaskDef::disabled).containsExactly(false, false, true);
+            assertThat(flow.tasks()).extracting(TaskDef::workerGroup)
+                    .containsExactly(TaskDef.DEFAULT_WORKER_GROUP, "gpu", TaskDef.DEFAULT_WORKER_GROUP);
+            assertThat(flow.tasks().getFirst().properties())
+                    .containsExactly(Map.entry("message", "hello {{ inputs.name }}"), Map.entry("level", "INFO"));
+            assertThat(flow.tasks().get(1).properties()).as("common properties are not task properties")
+                    .containsOnlyKeys("format");
+
+            assertThat(flow.errors()).singleElement().satisfies(t -> {
+                assertThat(t.id()).isEqualTo("on-error");
+                assertThat(t.type()).isEqualTo(TaskTypes.OUTPUT_VALUES);
+                assertThat(t.properties()).containsEntry("values", Map.of("reason", "failed"));
+            });
+            assertThat(flow.finallyTasks()).singleElement().satisfies(t -> {
+                assertThat(t.id()).isEqualTo("cleanup");
+                assertThat(t.type()).isEqualTo(TaskTypes.TRANSFORM_VALUE);
+            });
+            assertThat(flow.allTasks()).extracting(TaskDef::id)
+                    .containsExactly("hello", "ret", "skipped", "on-error", "cleanup");
+            assertThat(flow.task("cleanup")).isPresent();
+            assertThat(flow.task("nope")).isEmpty();
+
+            assertThat(flow.inputs()).containsExactly(
+                    new InputDef("name", InputType.STRING, true, "world", null),
+                    new InputDef("count", InputType.INT, false, null, "how many"));
+            assertThat(flow.outputs()).containsExactly(
+                    new OutputDef("result", "STRING", "{{ outputs.ret.value }}"),
+                    new OutputDef("untyped", "STRING", 42));
+        }
+
+        @Test
+        void shouldParseMinimalFlow() throws Exception {
+            // given
+            String yaml = """
+                    id: minimal
+                    namespace: company
+                    tasks:
+                      - id: only
+                        type: log
+                        message: hi
+                    """;
+
+            // when
+            Flow flow = parser.parse(yaml);
+
+            // then
+            assertThat(flow.tasks()).hasSize(1);
+            assertThat(flow.errors()).isEmpty();
+            assertThat(flow.finallyTasks()).isEmpty();
+            assertThat(flow.inputs()).isEmpty();
+            assertThat(flow.outputs()).isEmpty();
+            assertThat(flow.labels()).isEmpty();
+        }
+
+        @Test
+        void shouldCanonicaliseEveryAlias() throws Exception {
+            // given
+            String yaml = """
+                    id: aliases
+                    namespace: io.millrace.tests
+                    tasks:
+                      - {id: a, type: log, message: m}
+                      - {id: b, type: return, format: f}
+                      - {id: c, type: output-values, values: {k: v}}
+                      - {id: d, type: sleep, duration: PT1S}
+                      - {id: e, type: jsonata, from: "{}", expression: "$"}
+                    """;
+
+            // when
+            Flow flow = parser.parse(yaml);
+
+            // then
+            assertThat(flow.tasks()).extracting(TaskDef::type).containsExactly(TaskTypes.LOG, TaskTypes.RETURN,
+                    TaskTypes.OUTPUT_VALUES, TaskTypes.SLEEP, TaskTypes.TRANSFORM_VALUE);
+            assertThat(flow.tasks()).extracting(TaskDef::type).allMatch(TaskTypes.RUNNABLE::contains);
+        }
+
+        @Test
+        void shouldAcceptLabelsAsListOfKeyValues() throws Exception {
+            // given
+            String yaml = """
+                    id: labels-list
+                    namespace: io.millrace.tests
+                    labels:
+                      - key: team
+                        value: data
+                    tasks:
+                      - {id: a, type: log, message: m}
+                    """;
+
+            // when
+            Flow flow = parser.parse(yaml);
+
+            // then
+            assertThat(flow.labels()).containsOnly(Map.entry("team", "data"));
+        }
+
+        @Test
+        void shouldAcceptWorkerGroupAsPlainName() throws Exception {
+            // given
+            String yaml = """
+                    id: wg
+                    namespace: io.millrace.tests
+                    tasks:
+                      - {id: a, type: log, message: m, workerGroup: edge}
+                    """;
+
+            // when / then
+            assertThat(parser.parse(yaml).tasks().getFirst().workerGroup()).isEqualTo("edge");
+        }
+
+        @Test
+        void shouldKeepTypedPropertyValues() throws Exception {
+            // given
+            String yaml = """
+                    id: typed
+                    namespace: io.millrace.tests
+                    tasks:
+                      - id: values
+                        type: output-values
+                        values:
+                          count: 3
+                          ratio: 0.5
+                          flag: true
+                          list: [1, "two"]
+                    """;
+
+            // when
+            Map<String, Object> properties = parser.parse(yaml).tasks().getFirst().properties();
+
+            // then
+            assertThat(properties.get("values")).isEqualTo(Map.of(
+                    "count", 3, "ratio", 0.5, "flag", true, "list", List.of(1, "two")));
+        }
+    }
+
+    @Nested
+    class InvalidFlows {
+
+        @Test
+        void shouldReportLineAndColumnOfInvalidYaml() {
+            // given
+            String yaml = """
+                    id: broken
+                    namespace: io.millrace.tests
+                    tasks:
+                      - id: a
+                        type: log
+                        message: "unterminated
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).singleElement().asString()
+                    .startsWith("Invalid YAML at line ")
+                    .containsPattern("at line \\d+, column \\d+");
+        }
+
+        @Test
+        void shouldReportLineOfBadIndentation() {
+            // given: line 3 is indented as if it belonged to 'namespace'
+            String yaml = "id: broken\nnamespace: io.millrace.tests\n  tasks: []\n";
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).singleElement().asString().contains("Invalid YAML at line 3, column");
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = {"", "   ", "\n\n"})
+        void shouldRejectEmptyBody(String yaml) {
+            // when / then
+            assertThat(problemsOf(yaml)).singleElement().asString().contains("body is empty");
+        }
+
+        @Test
+        void shouldRejectBodyThatIsNotAMapping() {
+            // when / then
+            assertThat(problemsOf("- just\n- a list\n")).singleElement().asString()
+                    .contains("Expected the flow to be a YAML mapping, but found array");
+        }
+
+        @Test
+        void shouldRejectBodyWithOnlyAComment() {
+            // when / then
+            assertThat(problemsOf("# nothing here\n")).singleElement().asString()
+                    .startsWith("Expected the flow to be a YAML mapping");
+        }
+
+        @Test
+        void shouldNameUnknownTaskTypeAndWhereItIs() {
+            // given
+            String yaml = """
+                    id: unknown-type
+                    namespace: io.millrace.tests
+                    tasks:
+                      - {id: a, type: log, message: m}
+                      - {id: b, type: io.kestra.plugin.scripts.shell.Commands, commands: [ls]}
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).singleElement().asString()
+                    .contains("Unknown task type 'io.kestra.plugin.scripts.shell.Commands'")
+                    .contains("tasks[1] (task 'b').type")
+                    .contains(TaskTypes.LOG)
+                    .contains("aliases:");
+        }
+
+        @Test
+        void shouldNameMissingIdAndType() {
+            // given
+            String yaml = """
+                    namespace: io.millrace.tests
+                    tasks:
+                      - {id: a, type: log, message: m}
+                      - {type: log, message: m}
+                      - {id: c}
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).containsExactlyInAnyOrder(
+                    "Missing required property 'id'",
+                    "Missing required property 'tasks[1].id'",
+                    "Missing required property 'tasks[2].type'");
+        }
+
+        @Test
+        void shouldNameMissingRequiredTaskProperty() {
+            // given
+            String yaml = """
+                    id: missing-property
+                    namespace: io.millrace.tests
+                    tasks:
+                      - {id: a, type: log, message: m}
+                      - {id: b, type: jsonata, from: "{}"}
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).containsExactly("Missing required property 'expression' at tasks[1] (task 'b')");
+        }
+
+        @Test
+        void shouldNameDuplicateTaskIdsAcrossSections() {
+            // given
+            String yaml = """
+                    id: duplicates
+                    namespace: io.millrace.tests
+                    tasks:
+                      - {id: a, type: log, message: m}
+                      - {id: a, type: log, message: m}
+                    finally:
+                      - {id: a, type: log, message: m}
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).containsExactly(
+                    "Expected task ids to be unique, but 'a' at tasks[1] is used twice",
+                    "Expected task ids to be unique, but 'a' at finally[0] is used twice");
+        }
+
+        @Test
+        void shouldNameUnknownTaskProperty() {
+            // given
+            String yaml = """
+                    id: unknown-property
+                    namespace: io.millrace.tests
+                    tasks:
+                      - {id: a, type: log, message: m}
+                    errors:
+                      - {id: b, type: return, format: f, retry: 3}
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).containsExactly("Unknown or unsupported property 'retry' at errors[0] (task 'b')");
+        }
+
+        @Test
+        void shouldNameUnknownRootProperty() {
+            // given
+            String yaml = """
+                    id: unknown-root
+                    namespace: io.millrace.tests
+                    triggers: []
+                    tasks:
+                      - {id: a, type: log, message: m}
+                    """;
+
+            // when / then
+            assertThat(problemsOf(yaml))
+                    .containsExactly("Unknown or unsupported property 'triggers' at the root of the flow");
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = {"Io.Millrace", "io millrace", "-io", "io/millrace", "ÿ"})
+        void shouldRejectBadNamespace(String namespace) {
+            // given
+            String yaml = "id: ns\nnamespace: \"" + namespace + "\"\ntasks:\n  - {id: a, type: log, message: m}\n";
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).singleElement().asString()
+                    .startsWith("Expected 'namespace' to match")
+                    .endsWith("but was '" + namespace + "'");
+        }
+
+        @Test
+        void shouldRejectBadIds() {
+            // given
+            String yaml = """
+                    id: "bad id"
+                    namespace: io.millrace.tests
+                    tasks:
+                      - {id: "also bad", type: log, message: m}
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).hasSize(2);
+            assertThat(problems.get(0)).startsWith("Expected 'id' to match").endsWith("but was 'bad id'");
+            assertThat(problems.get(1)).startsWith("Expected the id of tasks[0] to match").endsWith("but was 'also bad'");
+        }
+
+        @Test
+        void shouldRequireAtLeastOneTask() {
+            // given
+            String missing = "id: f\nnamespace: io.millrace.tests\n";
+            String empty = "id: f\nnamespace: io.millrace.tests\ntasks: []\n";
+            String notAList = "id: f\nnamespace: io.millrace.tests\ntasks: hello\n";
+
+            // when / then
+            assertThat(problemsOf(missing)).containsExactly("Expected 'tasks' to list at least one task, but it is missing");
+            assertThat(problemsOf(empty)).singleElement().asString().contains("non-empty list of tasks, but found array");
+            assertThat(problemsOf(notAList)).singleElement().asString().contains("but found string");
+        }
+
+        @Test
+        void shouldRejectTaskThatIsNotAMapping() {
+            // given
+            String yaml = "id: f\nnamespace: io.millrace.tests\ntasks:\n  - just-a-string\n";
+
+            // when / then
+            assertThat(problemsOf(yaml)).containsExactly("Expected tasks[0] to be a task mapping, but found string");
+        }
+
+        @Test
+        void shouldRejectBadWorkerGroup() {
+            // given
+            String yaml = "id: f\nnamespace: io.millrace.tests\ntasks:\n  - {id: a, type: log, message: m, workerGroup: {name: x}}\n";
+
+            // when / then
+            assertThat(problemsOf(yaml)).singleElement().asString().startsWith("Expected workerGroup at tasks[0] (task 'a')");
+        }
+
+        @Test
+        void shouldNameInputAndOutputProblems() {
+            // given
+            String yaml = """
+                    id: io-problems
+                    namespace: io.millrace.tests
+                    inputs:
+                      - id: a
+                        type: STRING
+                      - id: a
+                        type: STRING
+                      - id: b
+                        type: COLOR
+                      - type: INT
+                    tasks:
+                      - {id: t, type: log, message: m}
+                    outputs:
+                      - id: o
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).containsExactlyInAnyOrder(
+                    "Expected input ids to be unique, but 'a' is declared twice",
+                    "Unknown input type 'COLOR' at inputs[2].type",
+                    "Missing required property 'inputs[3].id'",
+                    "Missing required property 'value' at outputs[0]");
+        }
+
+        @Test
+        void shouldReportEveryProblemAtOnce() {
+            // given
+            String yaml = """
+                    id: many
+                    namespace: Bad
+                    tasks:
+                      - {id: a, type: nope}
+                      - {id: b, type: log}
+                      - {id: c, type: log, message: m, colour: red}
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).hasSize(4);
+            assertThat(String.join("\n", problems))
+                    .contains("'namespace'")
+                    .contains("tasks[0]")
+                    .contains("tasks[1]")
+                    .contains("tasks[2]");
+        }
+    }
+}
