@@ -98,6 +98,7 @@ public final class ExecutorTopology {
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterDeserializationHandler.class);
         props.put(DeadLetterDeserializationHandler.TOPIC_CONFIG, Topics.of(config).deadLetters().name());
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         props.put(StreamsConfig.producerPrefix("linger.ms"), 1);
         props.putAll(config.kafka());
         return props;
