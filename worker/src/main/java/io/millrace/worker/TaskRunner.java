@@ -1,0 +1,180 @@
+package io.millrace.worker;
+
+import io.millrace.core.expression.Expressions;
+import io.millrace.serdes.Json;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.WorkerTaskRecord;
+import io.millrace.worker.task.RunnableTask;
+import io.millrace.worker.task.TaskInvocation;
+import io.millrace.worker.task.TaskOutcome;
+import io.millrace.worker.task.TaskRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs task records, each on its own virtual thread: decodes it, finds its implementation, runs it while a
+ * shared scheduler sends RUNNING heartbeats every third of its lease, then produces its final result.
+ * Whatever a task throws (an {@link Error} too) becomes a FAILED result naming the task and the cause.
+ * An attempt interrupted by {@link #stop()} produces nothing: the executor re-dispatches it after its lease.
+ */
+final class TaskRunner implements PollLoop.Starter {
+    private static final Logger LOG = LoggerFactory.getLogger(TaskRunner.class);
+
+    private final TaskRegistry registry;
+    private final Expressions expressions;
+    private final ResultPublisher publisher;
+    private final ScheduledExecutorService heartbeats;
+    private final Duration defaultLease;
+    private final ExecutorService threads = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("millrace-task-", 0).factory());
+    private volatile boolean stopping;
+
+    TaskRunner(TaskRegistry registry, Expressions expressions, ResultPublisher publisher,
+               ScheduledExecutorService heartbeats, Duration defaultLease) {
+        this.registry = registry;
+        this.expressions = expressions;
+        this.publisher = publisher;
+        this.heartbeats = heartbeats;
+        this.defaultLease = defaultLease;
+    }
+
+    @Override
+    public void start(ConsumerRecord<String, byte[]> record, PollLoop.Slot slot) {
+        threads.execute(() -> run(record, slot));
+    }
+
+    /** Interrupts every running task; no new one starts. */
+    void stop() {
+        stopping = true;
+        threads.shutdownNow();
+    }
+
+    private void run(ConsumerRecord<String, byte[]> record, PollLoop.Slot slot) {
+        WorkerTaskRecord task;
+        try {
+            task = Topics.TASK_SERDE.decode(record.value());
+        } catch (RuntimeException e) {
+            // Nobody to report to without an execution id: skip it (the executor's lease covers a lost task).
+            LOG.error("Skipping the unreadable task record at {}-{}@{}", record.topic(), record.partition(),
+                    record.offset(), e);
+            slot.done(true);
+            return;
+        }
+        var attempt = new Attempt(task);
+        ScheduledFuture<?> beating = attempt.beatEvery(heartbeatPeriodMillis(task));
+        TaskOutcome outcome;
+        try {
+            outcome = execute(task);
+        } catch (InterruptedException e) {
+            if (stopping) {
+                LOG.info("Task '{}' (execution {}, attempt {}) stopped with the worker", task.getTaskId(),
+                        task.getExecutionId(), task.getAttempt());
+                attempt.abandon();
+                slot.done(false);
+                return;
+            }
+            outcome = TaskOutcome.failed("Task '" + task.getTaskId() + "': interrupted");
+        } catch (Throwable e) {
+            outcome = TaskOutcome.failed("Task '" + task.getTaskId() + "': " + describe(e));
+        } finally {
+            if (beating != null) {
+                beating.cancel(false);
+            }
+        }
+        attempt.end(outcome, () -> slot.done(true));
+    }
+
+    private TaskOutcome execute(WorkerTaskRecord task) throws Exception {
+        Optional<RunnableTask> implementation = registry.find(task.getTaskType());
+        if (implementation.isEmpty()) {
+            return TaskOutcome.failed("Task '" + task.getTaskId() + "': unknown task type '" + task.getTaskType()
+                    + "'; this worker runs " + new TreeSet<>(registry.types()));
+        }
+        Map<String, Object> properties;
+        Map<String, Object> variables;
+        try {
+            properties = Json.readMap(task.getPropertiesJson());
+            variables = Json.readMap(task.getVariablesJson());
+        } catch (IllegalArgumentException e) {
+            return TaskOutcome.failed("Task '" + task.getTaskId() + "': unreadable task record: " + e.getMessage());
+        }
+        var invocation = new TaskInvocation(task.getTaskId(), task.getTaskType(), properties, variables, expressions,
+                new Slf4jTaskLogger(task));
+        return implementation.get().execute(invocation);
+    }
+
+    private long heartbeatPeriodMillis(WorkerTaskRecord task) {
+        long lease = task.getLeaseMillis() > 0 ? task.getLeaseMillis() : defaultLease.toMillis();
+        return Math.max(1, lease / 3);
+    }
+
+    private static String describe(Throwable e) {
+        return e.getClass().getSimpleName() + ": " + (e.getMessage() != null ? e.getMessage() : "(no message)");
+    }
+
+    /**
+     * One attempt's heartbeats and final result. The lock orders them: once the final result is sent no
+     * heartbeat follows it, and the idempotent producer keeps that order on the results topic.
+     * A lock, not {@code synchronized}, so a virtual thread blocked in send does not pin its carrier.
+     */
+    private final class Attempt {
+        private final WorkerTaskRecord task;
+        private final ReentrantLock lock = new ReentrantLock();
+        private boolean ended;
+
+        Attempt(WorkerTaskRecord task) {
+            this.task = task;
+        }
+
+        /** The first heartbeat after one period: a task shorter than that sends none. Null once stopping. */
+        ScheduledFuture<?> beatEvery(long periodMillis) {
+            try {
+                return heartbeats.scheduleAtFixedRate(this::beat, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                return null;
+            }
+        }
+
+        private void beat() {
+            lock.lock();
+            try {
+                if (!ended) {
+                    publisher.heartbeat(task);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void end(TaskOutcome outcome, Runnable settled) {
+            lock.lock();
+            try {
+                ended = true;
+                publisher.result(task, outcome.state(), outcome.outputs(), outcome.error(), settled);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void abandon() {
+            lock.lock();
+            try {
+                ended = true;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.millrace.worker;
+
+import io.millrace.config.MillraceConfig;
+import io.millrace.core.expression.Expressions;
+import io.millrace.serdes.TopicAdmin;
+import io.millrace.serdes.Topics;
+import io.millrace.worker.task.TaskRegistry;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker of one worker group: consumes {@code tasks.<group>}, runs each task on a virtual thread (at most
+ * {@code workerConcurrency} at once) and produces RUNNING heartbeats and a final result per task to
+ * {@code results}. Delivery is at-least-once: the executor ignores stale and duplicate results and
+ * re-dispatches attempts whose lease expired, so a lost worker costs a lease, never a task.
+ */
+public final class Worker implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
+    /** How long close() lets interrupted tasks end and in-flight results be acknowledged. */
+    private static final Duration STOP_GRACE = Duration.ofSeconds(5);
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+
+    private final String workerId;
+    private final String group;
+    private final KafkaProducer<String, byte[]> producer;
+    private final ScheduledThreadPoolExecutor heartbeats;
+    private final PollLoop loop;
+    private final Thread pollThread;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Worker(MillraceConfig config, String workerId) {
+        this.workerId = workerId;
+        this.group = config.workerGroup();
+        Topics topics = Topics.of(config);
+        this.producer = new KafkaProducer<>(KafkaSettings.producer(config, workerId), new StringSerializer(),
+                new ByteArraySerializer());
+        this.heartbeats = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().daemon()
+                .name("millrace-worker-heartbeats").factory());
+        heartbeats.setRemoveOnCancelPolicy(true);
+        try {
+            var publisher = new ResultPublisher(producer, topics.results().name(), workerId);
+            var runner = new TaskRunner(TaskRegistry.standard(), new Expressions(), publisher, heartbeats,
+                    config.lease());
+            // Values stay bytes until a task thread decodes them: a bad record must not break poll().
+            var consumer = new KafkaConsumer<>(KafkaSettings.consumer(config, workerId), new StringDeserializer(),
+                    new ByteArrayDeserializer());
+            this.loop = new PollLoop(consumer, topics.tasks(group).name(), config.workerConcurrency(), runner,
+                    runner::stop, STOP_GRACE);
+        } catch (RuntimeException e) {
+            heartbeats.shutdownNow();
+            producer.close(Duration.ZERO);
+            throw e;
+        }
+        this.pollThread = Thread.ofPlatform().name("millrace-worker-poll-" + group)
+                .uncaughtExceptionHandler((t, e) -> LOG.error("Worker {} stopped polling", workerId, e))
+                .unstarted(loop);
+    }
+
+    /** Creates the group's tasks topic and the results topic if missing, then starts consuming. */
+    public static Worker start(MillraceConfig config) {
+        Topics topics = Topics.of(config);
+        TopicAdmin.ensure(config, List.of(topics.tasks(config.workerGroup()), topics.results()));
+        Worker worker = new Worker(config, newWorkerId());
+        worker.pollThread.start();
+        LOG.info("Worker {} started for group '{}' (concurrency {})", worker.workerId, worker.group,
+                config.workerConcurrency());
+        return worker;
+    }
+
+    /** {@code host-pid-random}: tells this process's results apart from any other's, restarts included. */
+    public String workerId() {
+        return workerId;
+    }
+
+    /**
+     * Stops polling, interrupts running tasks and gives them (and results in flight) a few seconds, commits
+     * the offsets of tasks whose result was produced, then closes the clients. Interrupted tasks produce no
+     * result; the executor re-dispatches them when their lease expires. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        loop.stop();
+        try {
+            pollThread.join(STOP_GRACE.plus(CLOSE_TIMEOUT).plusSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        heartbeats.shutdownNow();
+        producer.close(CLOSE_TIMEOUT);
+        LOG.info("Worker {} stopped", workerId);
+    }
+
+    private static String newWorkerId() {
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (Exception e) {
+                host = "unknown-host";
+            }
+        }
+        byte[] suffix = new byte[3];
+        ThreadLocalRandom.current().nextBytes(suffix);
+        return host + "-" + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(suffix);
+    }
+}

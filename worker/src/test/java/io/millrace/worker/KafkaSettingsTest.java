@@ -1,0 +1,51 @@
+package io.millrace.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.config.ConfigLoader;
+import io.millrace.config.MillraceConfig;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class KafkaSettingsTest {
+
+    @Test
+    void shouldApplyPrefixedPassThroughToTheMatchingClientOnly() {
+        // given
+        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of(
+                "kafka.producer.linger.ms", "0",
+                "kafka.consumer.fetch.max.wait.ms", "20",
+                "kafka.security.protocol", "PLAINTEXT",
+                "kafka.num.standby.replicas", "1"), null);
+
+        // when
+        Map<String, Object> producer = KafkaSettings.producer(config, "w1");
+        Map<String, Object> consumer = KafkaSettings.consumer(config, "w1");
+
+        // then
+        assertThat(producer).containsEntry("linger.ms", "0").containsEntry("security.protocol", "PLAINTEXT")
+                .doesNotContainKeys("fetch.max.wait.ms", "num.standby.replicas", "producer.linger.ms");
+        assertThat(consumer).containsEntry("fetch.max.wait.ms", "20").containsEntry("security.protocol", "PLAINTEXT")
+                .doesNotContainKeys("num.standby.replicas", "consumer.fetch.max.wait.ms");
+    }
+
+    @Test
+    void shouldKeepTheSettingsTheWorkerDependsOn() {
+        // given
+        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of(
+                "topic-prefix", "p.",
+                "worker-group", "gpu",
+                "kafka.consumer.isolation.level", "read_uncommitted",
+                "kafka.consumer.enable.auto.commit", "true",
+                "kafka.producer.acks", "1"), null);
+
+        // when
+        Map<String, Object> producer = KafkaSettings.producer(config, "w1");
+        Map<String, Object> consumer = KafkaSettings.consumer(config, "w1");
+
+        // then
+        assertThat(consumer).containsEntry("group.id", "p.worker.gpu").containsEntry("isolation.level", "read_committed")
+                .containsEntry("enable.auto.commit", false).containsEntry("auto.offset.reset", "earliest");
+        assertThat(producer).containsEntry("acks", "all").containsEntry("enable.idempotence", true);
+    }
+}

@@ -1,0 +1,165 @@
+package io.millrace.worker;
+
+import static io.millrace.worker.WorkerTestSupport.dispatch;
+import static io.millrace.worker.WorkerTestSupport.finalResult;
+import static io.millrace.worker.WorkerTestSupport.task;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.config.MillraceConfig;
+import io.millrace.core.command.TaskResult;
+import io.millrace.core.execution.State;
+import io.millrace.core.flow.TaskTypes;
+import io.millrace.serdes.TopicAdmin;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.WorkerTaskRecord;
+import io.millrace.worker.WorkerTestSupport.ResultReader;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class WorkerTest {
+    private static final long LONG_LEASE = 60_000;
+
+    @Test
+    void shouldProduceASuccessResultWithTheRenderedOutput() {
+        // given
+        MillraceConfig config = WorkerTestSupport.config(4);
+        WorkerTaskRecord hello = task("exec-1", "hello", TaskTypes.RETURN, Map.of("format", "Hello {{ inputs.name }}"),
+                Map.of("inputs", Map.of("name", "Millrace")), LONG_LEASE);
+        hello.setAttempt(3);
+
+        // when
+        try (Worker worker = Worker.start(config); var results = new ResultReader(config)) {
+            dispatch(config, hello);
+            TaskResult result = finalResult(results.awaitFinal("exec-1-hello"), "exec-1-hello");
+
+            // then
+            assertThat(result.state()).isEqualTo(State.SUCCESS);
+            assertThat(result.outputs()).containsExactly(Map.entry("value", "Hello Millrace"));
+            assertThat(result.executionId()).isEqualTo("exec-1");
+            assertThat(result.attempt()).isEqualTo(3);
+            assertThat(result.error()).isNull();
+            assertThat(result.workerId()).isEqualTo(worker.workerId());
+        }
+    }
+
+    @Test
+    void shouldProduceFailedResultsForAnUnknownTypeAndAFailingExpression() {
+        // given
+        MillraceConfig config = WorkerTestSupport.config(4);
+        WorkerTaskRecord unknown = task("exec-2", "mystery", "io.example.NoSuchTask", Map.of(), Map.of(), LONG_LEASE);
+        WorkerTaskRecord broken = task("exec-3", "broken", TaskTypes.RETURN, Map.of("format", "{{ inputs.missing }}"),
+                Map.of("inputs", Map.of()), LONG_LEASE);
+
+        // when
+        try (Worker worker = Worker.start(config); var results = new ResultReader(config)) {
+            dispatch(config, unknown, broken);
+            List<TaskResult> all = results.awaitFinal("exec-2-mystery", "exec-3-broken");
+
+            // then
+            TaskResult unknownResult = finalResult(all, "exec-2-mystery");
+            assertThat(unknownResult.state()).isEqualTo(State.FAILED);
+            assertThat(unknownResult.error()).contains("Task 'mystery'", "unknown task type 'io.example.NoSuchTask'");
+            TaskResult brokenResult = finalResult(all, "exec-3-broken");
+            assertThat(brokenResult.state()).isEqualTo(State.FAILED);
+            assertThat(brokenResult.error()).contains("Task 'broken'", "format", "missing");
+            assertThat(brokenResult.outputs()).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldHeartbeatWhileATaskRunsLongerThanAThirdOfItsLease() {
+        // given
+        MillraceConfig config = WorkerTestSupport.config(4);
+        WorkerTaskRecord sleep = task("exec-4", "nap", TaskTypes.SLEEP, Map.of("duration", "PT1S"), Map.of(), 600);
+
+        // when
+        try (Worker worker = Worker.start(config); var results = new ResultReader(config)) {
+            dispatch(config, sleep);
+            List<State> states = results.awaitFinal("exec-4-nap").stream()
+                    .filter(r -> r.taskRunId().equals("exec-4-nap")).map(TaskResult::state).toList();
+
+            // then: heartbeats every 200 ms, all of them before the final result
+            assertThat(states).contains(State.RUNNING).endsWith(State.SUCCESS).containsOnlyOnce(State.SUCCESS);
+        }
+    }
+
+    @Test
+    void shouldRunTasksConcurrentlyUpToTheConcurrency() {
+        // given
+        int n = 4;
+        MillraceConfig config = WorkerTestSupport.config(n);
+        WorkerTaskRecord[] sleeps = IntStream.range(0, n).mapToObj(i -> task("exec-c" + i, "nap", TaskTypes.SLEEP,
+                Map.of("duration", "PT1S"), Map.of(), LONG_LEASE)).toArray(WorkerTaskRecord[]::new);
+        String[] ids = IntStream.range(0, n).mapToObj(i -> "exec-c" + i + "-nap").toArray(String[]::new);
+
+        // when
+        try (Worker worker = Worker.start(config); var results = new ResultReader(config)) {
+            dispatch(config, sleeps);
+            List<TaskResult> all = results.awaitFinal(ids);
+
+            // then: each slept at least 1 s before its end, so ends less than 1 s apart mean all slept at once
+            List<Instant> ends = List.of(ids).stream().map(id -> finalResult(all, id))
+                    .peek(r -> assertThat(r.state()).isEqualTo(State.SUCCESS)).map(TaskResult::at).sorted().toList();
+            assertThat(ends.getLast()).isBefore(ends.getFirst().plusSeconds(1));
+        }
+    }
+
+    @Test
+    void shouldRunNoMoreTasksAtOnceThanTheConcurrency() {
+        // given: 4 naps of 300 ms, 2 at a time
+        MillraceConfig config = WorkerTestSupport.config(2);
+        WorkerTaskRecord[] sleeps = IntStream.range(0, 4).mapToObj(i -> task("exec-b" + i, "nap", TaskTypes.SLEEP,
+                Map.of("duration", "PT0.3S"), Map.of(), LONG_LEASE)).toArray(WorkerTaskRecord[]::new);
+        String[] ids = IntStream.range(0, 4).mapToObj(i -> "exec-b" + i + "-nap").toArray(String[]::new);
+
+        // when
+        try (Worker worker = Worker.start(config); var results = new ResultReader(config)) {
+            dispatch(config, sleeps);
+            List<TaskResult> all = results.awaitFinal(ids);
+
+            // then: a third nap can only start once a first one has ended, so the last ends >= 300 ms after the first
+            List<Instant> ends = List.of(ids).stream().map(id -> finalResult(all, id))
+                    .peek(r -> assertThat(r.state()).isEqualTo(State.SUCCESS)).map(TaskResult::at).sorted().toList();
+            assertThat(ends.getLast()).isAfterOrEqualTo(ends.getFirst().plusMillis(300));
+        }
+    }
+
+    @Test
+    void shouldRerunAnInterruptedTaskButNotAFinishedOneAfterACleanRestart() {
+        // given: one finished task, then one interrupted by close(), in the same partition (same execution)
+        MillraceConfig config = WorkerTestSupport.config(4);
+        WorkerTaskRecord quick = task("exec-5", "quick", TaskTypes.RETURN, Map.of("format", "done"), Map.of(), LONG_LEASE);
+        WorkerTaskRecord slow = task("exec-5", "slow", TaskTypes.SLEEP, Map.of("duration", "PT2S"), Map.of(), 300);
+        try (var results = new ResultReader(withTopics(config))) {
+            try (Worker first = Worker.start(config)) {
+                dispatch(config, quick, slow);
+                results.await(all -> all.stream().anyMatch(r -> r.taskRunId().equals("exec-5-slow")
+                        && r.state() == State.RUNNING));
+            }
+
+            // when
+            List<TaskResult> all;
+            String secondId;
+            try (Worker second = Worker.start(config)) {
+                secondId = second.workerId();
+                all = results.awaitFinal("exec-5-quick", "exec-5-slow");
+            }
+
+            // then
+            assertThat(all).filteredOn(r -> r.taskRunId().equals("exec-5-quick")).hasSize(1);
+            TaskResult slowResult = finalResult(all, "exec-5-slow");
+            assertThat(slowResult.state()).isEqualTo(State.SUCCESS);
+            assertThat(slowResult.workerId()).isEqualTo(secondId);
+        }
+    }
+
+    /** Creates the topics (as a worker start does) so the reader can outlive the first worker. */
+    private static MillraceConfig withTopics(MillraceConfig config) {
+        Topics topics = Topics.of(config);
+        TopicAdmin.ensure(config, List.of(topics.tasks(config.workerGroup()), topics.results()));
+        return config;
+    }
+}
