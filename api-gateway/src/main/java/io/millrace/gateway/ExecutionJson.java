@@ -1,0 +1,98 @@
+package io.millrace.gateway;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.StateHistory;
+import io.millrace.core.execution.TaskRun;
+import io.millrace.serdes.ExecutionMapper;
+import io.millrace.serdes.Json;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Executions as Kestra's API shows them: {@code taskRunList}, labels as a list of key/value pairs,
+ * and a {@code state} object with its histories, start and end dates and duration. Dates are
+ * ISO-8601 instants, durations ISO-8601 durations ({@code PT1.5S}).
+ */
+final class ExecutionJson {
+    private static final ObjectMapper MAPPER = Json.MAPPER;
+
+    private ExecutionJson() {
+    }
+
+    /** The snapshot the executor published; task outputs come from its outputs map. */
+    static ObjectNode of(ExecutionSnapshot snapshot, Instant now) {
+        return of(ExecutionMapper.fromRecord(snapshot.getExecution()), snapshot.getTaskOutputs(), now);
+    }
+
+    /**
+     * @param taskOutputs task run id to outputs JSON, as in {@link ExecutionSnapshot}
+     * @param now the end of the duration of what is not over yet
+     */
+    static ObjectNode of(Execution execution, Map<String, String> taskOutputs, Instant now) {
+        ObjectNode json = MAPPER.createObjectNode();
+        json.put("id", execution.id());
+        json.put("namespace", execution.namespace());
+        json.put("flowId", execution.flowId());
+        json.put("flowRevision", execution.flowRevision());
+        json.set("inputs", MAPPER.valueToTree(execution.inputs()));
+        json.set("labels", labels(execution.labels()));
+        json.set("state", state(execution.state(), execution.histories(), now));
+        ArrayNode taskRuns = json.putArray("taskRunList");
+        execution.taskRuns().forEach(run -> taskRuns.add(taskRun(execution, run, taskOutputs.get(run.id()), now)));
+        json.set("outputs", MAPPER.valueToTree(execution.outputs()));
+        if (execution.error() != null) {
+            json.put("error", execution.error());
+        }
+        return json;
+    }
+
+    private static ObjectNode taskRun(Execution execution, TaskRun run, String outputsJson, Instant now) {
+        ObjectNode json = MAPPER.createObjectNode();
+        json.put("id", run.id());
+        json.put("executionId", execution.id());
+        json.put("namespace", execution.namespace());
+        json.put("flowId", execution.flowId());
+        json.put("taskId", run.taskId());
+        json.put("parentTaskRunId", run.parentTaskRunId());
+        json.put("value", run.value());
+        json.set("state", state(run.state(), run.histories(), now));
+        ArrayNode attempts = json.putArray("attempts");
+        run.attempts().forEach(a -> attempts.addObject().set("state", state(a.state(), a.histories(), now)));
+        json.set("outputs", MAPPER.valueToTree(Json.readMap(outputsJson)));
+        return json;
+    }
+
+    /** Kestra's State: endDate only once terminal; the duration runs until now while it is not. */
+    static ObjectNode state(State current, List<StateHistory> histories, Instant now) {
+        ObjectNode json = MAPPER.createObjectNode();
+        json.put("current", current.name());
+        ArrayNode list = json.putArray("histories");
+        histories.forEach(h -> list.addObject().put("state", h.state().name()).put("date", h.date().toString()));
+        if (!histories.isEmpty()) {
+            Instant start = histories.getFirst().date();
+            Instant end = current.isTerminal() ? histories.getLast().date() : null;
+            json.put("startDate", start.toString());
+            if (end != null) {
+                json.put("endDate", end.toString());
+            }
+            Duration duration = Duration.between(start, end != null ? end : now);
+            json.put("duration", (duration.isNegative() ? Duration.ZERO : duration).toString());
+        }
+        return json;
+    }
+
+    /** Sorted by key, so the same labels always read the same. */
+    private static ArrayNode labels(Map<String, String> labels) {
+        ArrayNode json = MAPPER.createArrayNode();
+        new TreeMap<>(labels).forEach((key, value) -> json.addObject().put("key", key).put("value", value));
+        return json;
+    }
+}

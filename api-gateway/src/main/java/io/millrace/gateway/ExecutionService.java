@@ -1,0 +1,120 @@
+package io.millrace.gateway;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.millrace.core.command.CreateExecution;
+import io.millrace.core.command.KillExecution;
+import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.StateHistory;
+import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.Inputs;
+import io.millrace.serdes.Json;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * Starts, kills and reads executions. Starting validates everything it can before producing the
+ * command (unknown flow 404, bad inputs 400), so a command on the topic is one the executor accepts.
+ */
+final class ExecutionService {
+    /** An answer: HTTP status and JSON body. */
+    record Reply(int status, ObjectNode body) {
+    }
+
+    private final FlowService flows;
+    private final ReadModel readModel;
+    private final Waiters waiters;
+    private final Publisher publisher;
+    private final Executor executor;
+    private final Clock clock;
+
+    /** @param executor where answers are built, never on Kafka's threads */
+    ExecutionService(FlowService flows, ReadModel readModel, Waiters waiters, Publisher publisher, Executor executor,
+            Clock clock) {
+        this.flows = flows;
+        this.readModel = readModel;
+        this.waiters = waiters;
+        this.publisher = publisher;
+        this.executor = executor;
+        this.clock = clock;
+    }
+
+    /**
+     * Validates now (throwing {@link ApiException}), then produces a CreateExecution for the flow's latest
+     * revision. Without {@code wait}: 200 with the execution as CREATED once the command is acknowledged.
+     * With it: 200 with the terminal execution, or 202 with the latest known one when {@code wait} passes.
+     */
+    CompletableFuture<Reply> start(String namespace, String flowId, ExecutionRequest request, Optional<Duration> wait) {
+        Flow flow = flows.latestFlow(namespace, flowId);
+        Map<String, Object> inputs;
+        try {
+            inputs = Inputs.resolve(flow.inputs(), request.inputs());
+        } catch (Inputs.InvalidInputsException e) {
+            throw ApiException.badRequest("Invalid inputs for flow '" + flow.key() + "': " + e.getMessage(), e.problems());
+        }
+        String id = Ids.newExecutionId();
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+        var created = new Execution(id, namespace, flowId, flow.revision(), inputs, labels(flow, request), State.CREATED,
+                List.of(new StateHistory(State.CREATED, now)), List.of(), null, null);
+        // The given inputs, not the resolved ones: the executor resolves them again and stays the authority.
+        var command = new CreateExecution(id, namespace, flowId, flow.revision(), request.inputs(), request.labels(), now);
+
+        if (wait.isEmpty()) {
+            return publisher.publishCommand(command)
+                    .thenApplyAsync(acked -> new Reply(200, ExecutionJson.of(created, Map.of(), clock.instant())), executor);
+        }
+        // Registered before producing, so the terminal snapshot cannot come first.
+        CompletableFuture<ExecutionSnapshot> terminal = waiters.register(id, wait.get());
+        return publisher.publishCommand(command)
+                .whenComplete((acked, failure) -> {
+                    if (failure != null) {
+                        terminal.cancel(false);
+                    }
+                })
+                .thenCompose(acked -> terminal)
+                .thenApplyAsync(snapshot -> snapshot != null
+                        ? new Reply(200, ExecutionJson.of(snapshot, clock.instant()))
+                        : new Reply(202, latestKnown(created)), executor);
+    }
+
+    CompletableFuture<Reply> kill(String executionId) {
+        return publisher.publishCommand(new KillExecution(executionId, clock.instant().truncatedTo(ChronoUnit.MILLIS)))
+                .thenApplyAsync(acked -> new Reply(202, Json.MAPPER.createObjectNode()
+                        .put("id", executionId)
+                        .put("message", "Kill of execution '" + executionId + "' requested")), executor);
+    }
+
+    ObjectNode get(String executionId) {
+        return readModel.execution(executionId)
+                .map(snapshot -> ExecutionJson.of(snapshot, clock.instant()))
+                .orElseThrow(() -> ApiException.notFound("Execution '" + executionId + "' not found"));
+    }
+
+    /** What the read model knows by now; the execution as created when it has not seen it yet. */
+    private ObjectNode latestKnown(Execution created) {
+        Instant now = clock.instant();
+        try {
+            return readModel.execution(created.id())
+                    .map(snapshot -> ExecutionJson.of(snapshot, now))
+                    .orElseGet(() -> ExecutionJson.of(created, Map.of(), now));
+        } catch (ApiException notReady) {
+            return ExecutionJson.of(created, Map.of(), now);
+        }
+    }
+
+    /** As the executor labels it: the flow's labels, overridden by the request's. */
+    private static Map<String, String> labels(Flow flow, ExecutionRequest request) {
+        var labels = new LinkedHashMap<>(flow.labels());
+        labels.putAll(request.labels());
+        return labels;
+    }
+}

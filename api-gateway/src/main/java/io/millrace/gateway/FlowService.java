@@ -1,0 +1,94 @@
+package io.millrace.gateway;
+
+import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.FlowParser;
+import io.millrace.core.flow.FlowValidationException;
+import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.avro.FlowRecord;
+import java.time.Clock;
+import java.time.temporal.ChronoUnit;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Flow deploys and lookups. A flow's latest revision is the newer of the global store's and the
+ * overlay's (revisions this gateway produced that the store has not read yet).
+ */
+final class FlowService {
+    /** namespace, id and the revision that now holds the source. */
+    record Deployed(String namespace, String id, int revision) {
+    }
+
+    /** The highest revision of a flow in the global store (the read model). */
+    interface StoredFlows {
+        Optional<FlowRecord> latest(String namespace, String id);
+    }
+
+    private static final int PARSED_CACHE_SIZE = 256;
+
+    private final FlowParser parser = new FlowParser();
+    private final StoredFlows stored;
+    private final FlowOverlay overlay;
+    private final Publisher publisher;
+    private final Clock clock;
+    /**
+     * Deploys are rare; one lock keeps two concurrent deploys of a flow from taking the same revision.
+     * Held while the revision is produced, until the broker acknowledges it.
+     */
+    private final ReentrantLock deploying = new ReentrantLock();
+    private final Map<String, Flow> parsed = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Flow> eldest) {
+            return size() > PARSED_CACHE_SIZE;
+        }
+    });
+
+    FlowService(StoredFlows stored, FlowOverlay overlay, Publisher publisher, Clock clock) {
+        this.stored = stored;
+        this.overlay = overlay;
+        this.publisher = publisher;
+        this.clock = clock;
+    }
+
+    /**
+     * Stores a new revision (latest + 1), or none when the source equals the latest revision's.
+     * Invalid YAML or an invalid flow is a 400 listing every problem.
+     */
+    Deployed deploy(String yaml) {
+        Flow flow;
+        try {
+            flow = parser.parse(yaml);
+        } catch (FlowValidationException e) {
+            throw ApiException.badRequest(e.getMessage(), e.problems());
+        }
+        deploying.lock();
+        try {
+            Optional<FlowRecord> latest = latest(flow.namespace(), flow.id());
+            if (latest.isPresent() && latest.get().getSource().equals(yaml)) {
+                return new Deployed(flow.namespace(), flow.id(), latest.get().getRevision());
+            }
+            int revision = latest.map(r -> r.getRevision() + 1).orElse(1);
+            FlowRecord record = FlowMapper.toRecord(flow.withRevision(revision), clock.instant().truncatedTo(ChronoUnit.MILLIS));
+            publisher.publishFlow(record);
+            overlay.remember(record);
+            parsed.put(FlowMapper.key(flow.namespace(), flow.id(), revision), flow.withRevision(revision));
+            return new Deployed(flow.namespace(), flow.id(), revision);
+        } finally {
+            deploying.unlock();
+        }
+    }
+
+    Optional<FlowRecord> latest(String namespace, String id) {
+        return overlay.latest(namespace, id, stored.latest(namespace, id));
+    }
+
+    /** The latest revision, parsed (and cached: executions of a flow need its inputs every time). */
+    Flow latestFlow(String namespace, String id) {
+        FlowRecord record = latest(namespace, id)
+                .orElseThrow(() -> ApiException.notFound("Flow '" + Flow.key(namespace, id) + "' not found"));
+        return parsed.computeIfAbsent(FlowMapper.key(namespace, id, record.getRevision()), k -> FlowMapper.fromRecord(record));
+    }
+}

@@ -1,0 +1,132 @@
+package io.millrace.gateway;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import io.javalin.json.JavalinJackson;
+import io.millrace.serdes.Json;
+import io.millrace.serdes.avro.FlowRecord;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The REST API on Javalin. Every answer is JSON; every error carries a {@code message} (and
+ * {@code details} when there are several problems), never a stack trace.
+ *
+ * <pre>
+ * GET  /health                                   200 {"status":"UP"} | 503
+ * POST /api/v1/flows                  (YAML)     200 {namespace,id,revision} | 400
+ * GET  /api/v1/flows/{namespace}/{id}            200 {namespace,id,revision,source} | 404
+ * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra)
+ * POST /api/v1/executions/{namespace}/{flowId}   200 | 202 (wait timed out) | 400 | 404
+ * GET  /api/v1/executions/{id}                   200 | 404
+ * </pre>
+ */
+final class HttpApi {
+    private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+
+    private HttpApi() {
+    }
+
+    /**
+     * @param problem why the gateway is not ready, or null when it is
+     * @param defaultWait how long {@code ?wait=true} waits without {@code ?timeout}
+     * @param executor where asynchronous answers are written
+     */
+    static Javalin create(FlowService flows, ExecutionService executions, Supplier<String> problem, Duration defaultWait,
+            Executor executor) {
+        Javalin app = Javalin.create(config -> {
+            config.showJavalinBanner = false;
+            config.startupWatcherEnabled = false;
+            config.jsonMapper(new JavalinJackson(Json.MAPPER, false));
+            // No servlet timeout: every asynchronous answer ends by itself (wait timeout, producer timeouts).
+            config.http.asyncTimeout = 0;
+        });
+
+        app.get("/health", ctx -> {
+            String why = problem.get();
+            if (why == null) {
+                ctx.json(Json.MAPPER.createObjectNode().put("status", "UP"));
+            } else {
+                ctx.status(503).json(Json.MAPPER.createObjectNode().put("status", "DOWN").put("message", why));
+            }
+        });
+
+        app.post("/api/v1/flows", ctx -> {
+            FlowService.Deployed deployed = flows.deploy(ctx.body());
+            ctx.json(Json.MAPPER.createObjectNode()
+                    .put("namespace", deployed.namespace()).put("id", deployed.id()).put("revision", deployed.revision()));
+        });
+        app.get("/api/v1/flows/{namespace}/{id}", ctx -> {
+            String namespace = ctx.pathParam("namespace");
+            String id = ctx.pathParam("id");
+            FlowRecord flow = flows.latest(namespace, id)
+                    .orElseThrow(() -> ApiException.notFound("Flow '" + namespace + "/" + id + "' not found"));
+            ctx.json(Json.MAPPER.createObjectNode().put("namespace", flow.getNamespace()).put("id", flow.getId())
+                    .put("revision", flow.getRevision()).put("source", flow.getSource()));
+        });
+
+        // Before the start route, which would otherwise read ".../{id}/kill" as namespace {id}, flow "kill".
+        app.post("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id")), executor));
+        app.delete("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id")), executor));
+        app.post("/api/v1/executions/{namespace}/{flowId}", ctx -> {
+            var request = ExecutionRequest.parse(ctx.body());
+            Optional<Duration> wait = ExecutionRequest.wait(ctx.queryParam("wait"))
+                    ? Optional.of(ExecutionRequest.timeout(ctx.queryParam("timeout"), defaultWait))
+                    : Optional.empty();
+            answer(ctx, executions.start(ctx.pathParam("namespace"), ctx.pathParam("flowId"), request, wait), executor);
+        });
+        app.get("/api/v1/executions/{id}", ctx -> ctx.json(executions.get(ctx.pathParam("id"))));
+
+        app.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage(), e.details()));
+        // Javalin's own answers: unknown routes (404), oversized bodies, ...
+        app.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(), e.getMessage(), List.of()));
+        app.exception(Exception.class, (e, ctx) -> {
+            LOG.error("Unexpected failure on {} {}", ctx.method(), ctx.path(), e);
+            error(ctx, 500, "Internal error (" + e.getClass().getSimpleName() + "); see the gateway's log", List.of());
+        });
+        return app;
+    }
+
+    /** Writes an asynchronous answer, or the error it failed with, without holding a server thread meanwhile. */
+    private static void answer(Context ctx, CompletableFuture<ExecutionService.Reply> reply, Executor executor) {
+        ctx.future(() -> reply.handleAsync((ok, failure) -> {
+            if (failure == null) {
+                ctx.status(ok.status()).json(ok.body());
+            } else {
+                failed(ctx, failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+            }
+            return null;
+        }, executor));
+    }
+
+    private static void failed(Context ctx, Throwable failure) {
+        switch (failure) {
+            case ApiException e -> error(ctx, e.status(), e.getMessage(), e.details());
+            case CancellationException e -> error(ctx, 503, "The request was cancelled", List.of());
+            case org.apache.kafka.common.KafkaException e ->
+                    error(ctx, 503, "Kafka did not accept the command: " + e.getMessage(), List.of());
+            default -> {
+                LOG.error("Unexpected failure on {} {}", ctx.method(), ctx.path(), failure);
+                error(ctx, 500, "Internal error (" + failure.getClass().getSimpleName() + "); see the gateway's log", List.of());
+            }
+        }
+    }
+
+    static void error(Context ctx, int status, String message, List<String> details) {
+        ObjectNode body = Json.MAPPER.createObjectNode().put("message", message);
+        if (!details.isEmpty()) {
+            details.forEach(body.putArray("details")::add);
+        }
+        ctx.status(status).json(body);
+    }
+}

@@ -1,0 +1,99 @@
+package io.millrace.gateway;
+
+import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.FlowRecord;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running read model (see {@link ReadModelTopology}): one per gateway process, shared by every
+ * HTTP request. Lookups before it is RUNNING, or after it failed, answer 503.
+ */
+final class ReadModel implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReadModel.class);
+
+    private final KafkaStreams streams;
+    private final CountDownLatch running = new CountDownLatch(1);
+
+    private ReadModel(KafkaStreams streams) {
+        this.streams = streams;
+    }
+
+    static ReadModel start(MillraceConfig config, Consumer<FlowRecord> onFlow, Consumer<ExecutionSnapshot> onExecution) {
+        var topology = ReadModelTopology.build(Topics.of(config), onFlow, onExecution);
+        var model = new ReadModel(new KafkaStreams(topology, ReadModelTopology.properties(config)));
+        model.streams.setStateListener((next, previous) -> {
+            LOG.info("Gateway read model {} -> {}", previous, next);
+            if (next == KafkaStreams.State.RUNNING) {
+                model.running.countDown();
+            }
+        });
+        // The global thread cannot be replaced; the client stops and /health reports it.
+        model.streams.setUncaughtExceptionHandler(e -> {
+            LOG.error("Gateway read model failed", e);
+            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+        model.streams.start();
+        return model;
+    }
+
+    boolean running() {
+        return streams.state() == KafkaStreams.State.RUNNING;
+    }
+
+    KafkaStreams.State state() {
+        return streams.state();
+    }
+
+    boolean awaitRunning(Duration timeout) throws InterruptedException {
+        return running.await(timeout.toMillis(), TimeUnit.MILLISECONDS) && running();
+    }
+
+    /** The highest stored revision of a flow. */
+    Optional<FlowRecord> latestFlow(String namespace, String id) {
+        return query(() -> {
+            try (KeyValueIterator<String, FlowRecord> revisions = this.<FlowRecord>store(ReadModelTopology.FLOWS_STORE)
+                    .reverseRange(FlowMapper.firstKey(namespace, id), FlowMapper.lastKey(namespace, id))) {
+                return revisions.hasNext() ? Optional.of(revisions.next().value) : Optional.empty();
+            }
+        });
+    }
+
+    Optional<ExecutionSnapshot> execution(String executionId) {
+        return query(() -> Optional.ofNullable(this.<ExecutionSnapshot>store(ReadModelTopology.EXECUTIONS_STORE).get(executionId)));
+    }
+
+    private <V> ReadOnlyKeyValueStore<String, V> store(String name) {
+        return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+    }
+
+    /** Stores cannot be queried while the read model starts, restores or after it stopped. */
+    private <T> T query(Supplier<T> lookup) {
+        try {
+            return lookup.get();
+        } catch (InvalidStateStoreException e) {
+            throw ApiException.unavailable("The gateway's read model is not ready (" + streams.state() + "); retry shortly");
+        }
+    }
+
+    @Override
+    public void close() {
+        streams.close(Duration.ofSeconds(10));
+    }
+}

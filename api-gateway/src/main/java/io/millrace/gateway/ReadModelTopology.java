@@ -1,0 +1,123 @@
+package io.millrace.gateway;
+
+import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.FlowRecord;
+import java.util.Properties;
+import java.util.function.Consumer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gateway's read model as a global-only Kafka Streams topology: every gateway instance holds
+ * every flow revision and the latest snapshot of every execution, so any instance answers any request.
+ *
+ * <pre>
+ * flows      ──> Gateway.Flows.load      ──> [gateway-flows]       (namespace/id@revision → FlowRecord)
+ * executions ──> Gateway.Executions.load ──> [gateway-executions]  (execution id → ExecutionSnapshot)
+ *                       └─> listener (waiters)
+ * </pre>
+ * The names are part of the on-disk state: renaming one loses the local copy (it is then re-read).
+ */
+final class ReadModelTopology {
+    static final String FLOWS_SOURCE = "Gateway.Flows.source";
+    static final String FLOWS_LOADER = "Gateway.Flows.load";
+    static final String FLOWS_STORE = "gateway-flows";
+    static final String EXECUTIONS_SOURCE = "Gateway.Executions.source";
+    static final String EXECUTIONS_LOADER = "Gateway.Executions.load";
+    static final String EXECUTIONS_STORE = "gateway-executions";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReadModelTopology.class);
+
+    private ReadModelTopology() {
+    }
+
+    /** The listeners run on the global stream thread, after the store was updated; they must not block. */
+    static Topology build(Topics topics, Consumer<FlowRecord> onFlow, Consumer<ExecutionSnapshot> onExecution) {
+        var topology = new Topology();
+        var string = Serdes.String();
+        topology.addGlobalStore(store(FLOWS_STORE, Topics.FLOW_SERDE), FLOWS_SOURCE,
+                string.deserializer(), Topics.FLOW_SERDE.deserializer(), topics.flows().name(),
+                FLOWS_LOADER, () -> new Loader<>(FLOWS_STORE, onFlow));
+        topology.addGlobalStore(store(EXECUTIONS_STORE, Topics.SNAPSHOT_SERDE), EXECUTIONS_SOURCE,
+                string.deserializer(), Topics.SNAPSHOT_SERDE.deserializer(), topics.executions().name(),
+                EXECUTIONS_LOADER, () -> new Loader<>(EXECUTIONS_STORE, onExecution));
+        return topology;
+    }
+
+    /**
+     * Latency first: poll often, no record cache. The processing guarantee is the configured one so
+     * that under exactly-once the global consumer reads read_committed and never shows a snapshot of
+     * an aborted executor transaction. Pass-through Kafka properties come last and win.
+     */
+    static Properties properties(MillraceConfig config) {
+        var props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.topicPrefix() + "gateway");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, config.processingGuarantee());
+        props.put(StreamsConfig.POLL_MS_CONFIG, config.pollMs());
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.commitIntervalMs());
+        props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().resolve("gateway").toString());
+        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
+        props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+        // A record the gateway cannot decode is skipped (and logged): a read model must not stop over it.
+        props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
+        // Global processors go through the processing exception handler too (the default from Kafka 5.0).
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+        props.putAll(config.kafka());
+        return props;
+    }
+
+    /** Global stores are rebuilt from their topic, so they keep no changelog. */
+    private static <V> org.apache.kafka.streams.state.StoreBuilder<KeyValueStore<String, V>> store(String name, Serde<V> serde) {
+        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), serde)
+                .withLoggingDisabled()
+                .withCachingDisabled();
+    }
+
+    /** Mirrors a compacted topic into its store (a null value deletes), then tells the listener. */
+    private static final class Loader<V> implements Processor<String, V, Void, Void> {
+        private final String storeName;
+        private final Consumer<V> listener;
+        private KeyValueStore<String, V> store;
+
+        Loader(String storeName, Consumer<V> listener) {
+            this.storeName = storeName;
+            this.listener = listener;
+        }
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            store = context.getStateStore(storeName);
+        }
+
+        @Override
+        public void process(Record<String, V> record) {
+            if (record.key() == null) {
+                return;
+            }
+            if (record.value() == null) {
+                store.delete(record.key());
+                return;
+            }
+            store.put(record.key(), record.value());
+            try {
+                listener.accept(record.value());
+            } catch (RuntimeException e) {
+                // The global thread cannot be replaced if it dies: a listener bug must not take the read model down.
+                LOG.error("Listener of {} failed on key {}", storeName, record.key(), e);
+            }
+        }
+    }
+}

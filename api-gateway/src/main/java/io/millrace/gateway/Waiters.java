@@ -1,0 +1,52 @@
+package io.millrace.gateway;
+
+import io.millrace.serdes.ExecutionMapper;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Requests waiting for an execution to end ({@code ?wait=true}), by execution id.
+ *
+ * <p>Contract: {@link #register} is called before the create command is produced, so the terminal
+ * snapshot cannot arrive unseen. The future completes with the terminal snapshot, or with
+ * {@code null} when the timeout passes first; either way the entry is removed (no leak).
+ * {@link #onSnapshot} runs on the read model's global thread: it only completes futures, so callers
+ * must continue asynchronously on their own executor.
+ */
+final class Waiters {
+    private final ConcurrentMap<String, CompletableFuture<ExecutionSnapshot>> byExecution = new ConcurrentHashMap<>();
+
+    CompletableFuture<ExecutionSnapshot> register(String executionId, Duration timeout) {
+        var waiter = new CompletableFuture<ExecutionSnapshot>();
+        if (byExecution.putIfAbsent(executionId, waiter) != null) {
+            throw new IllegalStateException("Already waiting for execution " + executionId);
+        }
+        waiter.whenComplete((snapshot, failure) -> byExecution.remove(executionId, waiter));
+        waiter.completeOnTimeout(null, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return waiter;
+    }
+
+    /** Every new snapshot of the executions topic; only terminal ones release a waiter. */
+    void onSnapshot(ExecutionSnapshot snapshot) {
+        if (!ExecutionMapper.fromRecord(snapshot.getExecution().getState()).isTerminal()) {
+            return;
+        }
+        CompletableFuture<ExecutionSnapshot> waiter = byExecution.remove(snapshot.getExecution().getId());
+        if (waiter != null) {
+            waiter.complete(snapshot);
+        }
+    }
+
+    /** Releases everyone waiting, e.g. because the gateway stops. */
+    void failAll(RuntimeException reason) {
+        byExecution.values().forEach(w -> w.completeExceptionally(reason));
+    }
+
+    int size() {
+        return byExecution.size();
+    }
+}

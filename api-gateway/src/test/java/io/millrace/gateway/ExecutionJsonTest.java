@@ -1,0 +1,112 @@
+package io.millrace.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.millrace.core.execution.Attempt;
+import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.StateHistory;
+import io.millrace.core.execution.TaskRun;
+import io.millrace.serdes.ExecutionMapper;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ExecutionJsonTest {
+    private static final Instant T0 = Instant.parse("2025-01-02T03:04:05Z");
+    private static final Instant T1 = T0.plusMillis(250);
+    private static final Instant T2 = T0.plusMillis(1500);
+
+    @Test
+    void shouldMapATerminalExecutionWithKestraFieldNames() {
+        // given
+        var attempt = new Attempt(1, State.SUCCESS,
+                List.of(new StateHistory(State.RUNNING, T1), new StateHistory(State.SUCCESS, T2)), T2.plusSeconds(30));
+        var run = new TaskRun("tr1", "hello", null, null, State.SUCCESS,
+                List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.RUNNING, T1),
+                        new StateHistory(State.SUCCESS, T2)), List.of(attempt));
+        var execution = new Execution("ex1", "company.team", "greet", 3, Map.of("name", "Ada"),
+                Map.of("team", "core", "env", "dev"), State.SUCCESS,
+                List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.RUNNING, T1),
+                        new StateHistory(State.SUCCESS, T2)),
+                List.of(run), Map.of("greeting", "hi Ada"), null);
+        var snapshot = new ExecutionSnapshot(ExecutionMapper.toRecord(execution), Map.of("tr1", "{\"value\":\"hi\"}"), T2);
+
+        // when
+        JsonNode json = ExecutionJson.of(snapshot, T2.plusSeconds(60));
+
+        // then
+        assertThat(json.path("id").asText()).isEqualTo("ex1");
+        assertThat(json.path("namespace").asText()).isEqualTo("company.team");
+        assertThat(json.path("flowId").asText()).isEqualTo("greet");
+        assertThat(json.path("flowRevision").asInt()).isEqualTo(3);
+        assertThat(json.path("inputs").path("name").asText()).isEqualTo("Ada");
+        assertThat(json.path("labels").toString())
+                .isEqualTo("[{\"key\":\"env\",\"value\":\"dev\"},{\"key\":\"team\",\"value\":\"core\"}]");
+        JsonNode state = json.path("state");
+        assertThat(state.path("current").asText()).isEqualTo("SUCCESS");
+        assertThat(state.path("histories")).hasSize(3);
+        assertThat(state.path("histories").get(0).path("state").asText()).isEqualTo("CREATED");
+        assertThat(state.path("histories").get(0).path("date").asText()).isEqualTo("2025-01-02T03:04:05Z");
+        assertThat(state.path("startDate").asText()).isEqualTo("2025-01-02T03:04:05Z");
+        assertThat(state.path("endDate").asText()).isEqualTo("2025-01-02T03:04:06.500Z");
+        assertThat(state.path("duration").asText()).isEqualTo("PT1.5S");
+        JsonNode taskRun = json.path("taskRunList").get(0);
+        assertThat(taskRun.path("id").asText()).isEqualTo("tr1");
+        assertThat(taskRun.path("executionId").asText()).isEqualTo("ex1");
+        assertThat(taskRun.path("namespace").asText()).isEqualTo("company.team");
+        assertThat(taskRun.path("flowId").asText()).isEqualTo("greet");
+        assertThat(taskRun.path("taskId").asText()).isEqualTo("hello");
+        assertThat(taskRun.path("parentTaskRunId").isNull()).isTrue();
+        assertThat(taskRun.path("value").isNull()).isTrue();
+        assertThat(taskRun.path("state").path("current").asText()).isEqualTo("SUCCESS");
+        assertThat(taskRun.path("attempts").get(0).path("state").path("current").asText()).isEqualTo("SUCCESS");
+        assertThat(taskRun.path("attempts").get(0).path("state").path("histories")).hasSize(2);
+        assertThat(taskRun.path("outputs").path("value").asText()).isEqualTo("hi");
+        assertThat(json.path("outputs").path("greeting").asText()).isEqualTo("hi Ada");
+        assertThat(json.has("error")).isFalse();
+    }
+
+    @Test
+    void shouldLeaveOutEndDateAndCountDurationUntilNowWhileRunning() {
+        // given
+        var execution = new Execution("ex2", "ns", "f", 1, Map.of(), Map.of(), State.RUNNING,
+                List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.RUNNING, T1)), List.of(), null, null);
+
+        // when
+        JsonNode json = ExecutionJson.of(execution, Map.of(), T0.plusSeconds(2));
+
+        // then
+        assertThat(json.path("state").has("endDate")).isFalse();
+        assertThat(json.path("state").path("duration").asText()).isEqualTo("PT2S");
+        assertThat(json.path("taskRunList")).isEmpty();
+        assertThat(json.path("labels")).isEmpty();
+        assertThat(json.has("outputs")).isTrue();
+        assertThat(json.path("outputs").isNull()).isTrue();
+    }
+
+    @Test
+    void shouldShowTheErrorOfAFailedExecutionAndEmptyOutputsOfATaskRunWithout() {
+        // given
+        var run = new TaskRun("tr9", "boom", "tr0", "item-1", State.FAILED,
+                List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.FAILED, T1)), List.of());
+        var execution = new Execution("ex3", "ns", "f", 1, Map.of(), Map.of(), State.FAILED,
+                List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.FAILED, T1)), List.of(run), null,
+                "Task 'boom' failed: no such thing");
+
+        // when
+        JsonNode json = ExecutionJson.of(execution, Map.of(), T2);
+
+        // then
+        assertThat(json.path("error").asText()).isEqualTo("Task 'boom' failed: no such thing");
+        JsonNode taskRun = json.path("taskRunList").get(0);
+        assertThat(taskRun.path("parentTaskRunId").asText()).isEqualTo("tr0");
+        assertThat(taskRun.path("value").asText()).isEqualTo("item-1");
+        assertThat(taskRun.path("outputs").isObject()).isTrue();
+        assertThat(taskRun.path("outputs")).isEmpty();
+        assertThat(taskRun.path("attempts")).isEmpty();
+    }
+}

@@ -1,0 +1,67 @@
+package io.millrace.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.millrace.serdes.Topics;
+import java.time.Clock;
+import java.util.Optional;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/** Deploys against a global store that never catches up: only the overlay knows what was produced. */
+class FlowServiceTest {
+    private final MockProducer<String, byte[]> producer =
+            new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+    private final FlowService flows = new FlowService((namespace, id) -> Optional.empty(), new FlowOverlay(),
+            new Publisher(producer, new Topics("t.")), Clock.systemUTC());
+
+    @Test
+    void shouldNumberRevisionsAndKeepTheRevisionOfAnIdenticalSource() {
+        // given
+        String v1 = "id: f\nnamespace: ns\ntasks:\n  - id: a\n    type: log\n    message: one\n";
+        String v2 = v1.replace("one", "two");
+
+        // when
+        var first = flows.deploy(v1);
+        var again = flows.deploy(v1);
+        var second = flows.deploy(v2);
+
+        // then
+        assertThat(first.revision()).isEqualTo(1);
+        assertThat(again.revision()).isEqualTo(1);
+        assertThat(second.revision()).isEqualTo(2);
+        assertThat(producer.history()).extracting(ProducerRecord::topic).containsOnly("t.flows");
+        assertThat(producer.history()).extracting(ProducerRecord::key).containsExactly("ns/f@00000001", "ns/f@00000002");
+        assertThat(flows.latestFlow("ns", "f").revision()).as("known before the store has it").isEqualTo(2);
+    }
+
+    @Test
+    void shouldRejectAnInvalidFlowWithEveryProblemAndProduceNothing() {
+        // given
+        String yaml = "id: f\nnamespace: ns\ntasks:\n  - id: a\n    type: nope\n  - id: b\n    type: log\n";
+
+        // when / then
+        assertThatThrownBy(() -> flows.deploy(yaml))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.details()).hasSize(2);
+                    assertThat(e.details().get(0)).startsWith("Unknown task type 'nope'");
+                    assertThat(e.details().get(1)).isEqualTo("Missing required property 'message' at tasks[1] (task 'b')");
+                });
+        assertThat(producer.history()).isEmpty();
+    }
+
+    @Test
+    void shouldAnswer404NamingAnUnknownFlow() {
+        // when / then
+        assertThatThrownBy(() -> flows.latestFlow("ns", "missing"))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.status()).isEqualTo(404);
+                    assertThat(e.getMessage()).isEqualTo("Flow 'ns/missing' not found");
+                });
+    }
+}

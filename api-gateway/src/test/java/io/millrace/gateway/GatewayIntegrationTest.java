@@ -1,0 +1,320 @@
+package io.millrace.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.millrace.broker.EmbeddedKafkaBroker;
+import io.millrace.config.ConfigLoader;
+import io.millrace.config.MillraceConfig;
+import io.millrace.core.command.Command;
+import io.millrace.core.command.CreateExecution;
+import io.millrace.core.command.KillExecution;
+import io.millrace.core.execution.State;
+import io.millrace.serdes.CommandMapper;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The gateway on a real broker, with the test standing in for the executor: it reads the commands
+ * the gateway produces and publishes the snapshots an executor would. One gateway for the class,
+ * on its own topic prefix; each test uses its own flow id.
+ */
+class GatewayIntegrationTest {
+    private static final String NAMESPACE = "company.team";
+
+    @TempDir
+    static Path stateDir;
+
+    private static Topics topics;
+    private static Gateway gateway;
+    private static Api api;
+    private static KafkaProducer<String, byte[]> snapshots;
+    private static KafkaConsumer<String, byte[]> commands;
+    /** Commands read from the topic that no test has asked for yet. */
+    private static final List<Command> unclaimed = new ArrayList<>();
+
+    @BeforeAll
+    static void startGateway() throws InterruptedException {
+        String prefix = "t" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of(
+                "bootstrap-servers", EmbeddedKafkaBroker.shared().bootstrapServers(),
+                "topic-prefix", prefix,
+                "partitions", "1",
+                "port", "0",
+                "state-dir", stateDir.toString(),
+                "wait-timeout", "PT20S"), null);
+        topics = Topics.of(config);
+        gateway = Gateway.start(config);
+        assertThat(gateway.awaitReady(Duration.ofSeconds(30))).as("gateway ready").isTrue();
+        api = new Api(gateway.port());
+        snapshots = new KafkaProducer<>(Map.of("bootstrap.servers", config.bootstrapServers()),
+                new StringSerializer(), new ByteArraySerializer());
+        commands = new KafkaConsumer<>(Map.of("bootstrap.servers", config.bootstrapServers()),
+                new StringDeserializer(), new ByteArrayDeserializer());
+        var partition = new TopicPartition(topics.commands().name(), 0);
+        commands.assign(List.of(partition));
+        commands.seekToBeginning(List.of(partition));
+    }
+
+    @AfterAll
+    static void stopGateway() {
+        if (commands != null) {
+            commands.close();
+        }
+        if (snapshots != null) {
+            snapshots.close();
+        }
+        if (gateway != null) {
+            gateway.close();
+        }
+    }
+
+    @Test
+    void shouldReportHealthyOnceRunning() {
+        // when
+        var answer = api.get("/health");
+
+        // then
+        assertThat(answer.status()).isEqualTo(200);
+        assertThat(answer.json().path("status").asText()).isEqualTo("UP");
+        assertThat(gateway.ready()).isTrue();
+    }
+
+    @Test
+    void shouldStoreAFlowAndReadItBackWithRevisions() {
+        // given
+        String v1 = flow("stored", "hello");
+        String v2 = flow("stored", "hello again");
+
+        // when
+        var first = api.post("/api/v1/flows", v1);
+        var same = api.post("/api/v1/flows", v1);
+        var second = api.post("/api/v1/flows", v2);
+        var read = api.get("/api/v1/flows/" + NAMESPACE + "/stored");
+
+        // then
+        assertThat(first.status()).isEqualTo(200);
+        assertThat(first.json().toString()).isEqualTo("{\"namespace\":\"company.team\",\"id\":\"stored\",\"revision\":1}");
+        assertThat(same.json().path("revision").asInt()).as("identical source, same revision").isEqualTo(1);
+        assertThat(second.json().path("revision").asInt()).isEqualTo(2);
+        assertThat(read.status()).isEqualTo(200);
+        assertThat(read.json().path("revision").asInt()).isEqualTo(2);
+        assertThat(read.json().path("source").asText()).isEqualTo(v2);
+    }
+
+    @Test
+    void shouldAnswer404ForAnUnknownFlowOrRoute() {
+        // when
+        var flow = api.get("/api/v1/flows/" + NAMESPACE + "/nope");
+        var execution = api.post("/api/v1/executions/" + NAMESPACE + "/nope", "");
+        var route = api.get("/api/v1/nothing-here");
+
+        // then
+        assertThat(flow.status()).isEqualTo(404);
+        assertThat(execution.status()).isEqualTo(404);
+        assertThat(execution.json().path("message").asText()).isEqualTo("Flow 'company.team/nope' not found");
+        assertThat(route.status()).isEqualTo(404);
+        assertThat(route.contentType()).startsWith("application/json");
+        assertThat(route.json().path("message").asText()).contains("/api/v1/nothing-here");
+    }
+
+    @Test
+    void shouldRejectInvalidYamlAndUnknownTaskTypesNamingTheProblem() {
+        // when
+        var broken = api.post("/api/v1/flows", "id: x\nnamespace: [unclosed");
+        var unknownType = api.post("/api/v1/flows", "id: odd\nnamespace: company.team\ntasks:\n  - id: t\n    type: io.kestra.Nope\n");
+
+        // then
+        assertThat(broken.status()).isEqualTo(400);
+        assertThat(broken.contentType()).startsWith("application/json");
+        assertThat(broken.json().path("message").asText()).contains("Invalid YAML");
+        assertThat(broken.json().path("details")).hasSize(1);
+        assertThat(unknownType.status()).isEqualTo(400);
+        assertThat(unknownType.json().path("details").get(0).asText())
+                .startsWith("Unknown task type 'io.kestra.Nope' at tasks[0] (task 't').type");
+    }
+
+    @Test
+    void shouldRejectBadInputsAndMalformedBodies() {
+        // given
+        api.post("/api/v1/flows", flowWithInput("typed"));
+
+        // when
+        var badInput = api.post("/api/v1/executions/" + NAMESPACE + "/typed", "{\"inputs\": {\"count\": \"many\", \"extra\": 1}}");
+        var malformed = api.post("/api/v1/executions/" + NAMESPACE + "/typed", "{inputs");
+
+        // then
+        assertThat(badInput.status()).isEqualTo(400);
+        assertThat(badInput.json().path("details")).extracting(JsonNode::asText).containsExactly(
+                "Unknown input 'extra'; the flow declares [count]",
+                "Expected input 'count' to be INT, but got 'many'");
+        assertThat(malformed.status()).isEqualTo(400);
+        assertThat(malformed.json().path("message").asText()).startsWith("Malformed JSON body");
+    }
+
+    @Test
+    void shouldProduceACreateExecutionCommandAndAnswerCreated() {
+        // given
+        api.post("/api/v1/flows", flowWithInput("started"));
+
+        // when
+        var answer = api.post("/api/v1/executions/" + NAMESPACE + "/started",
+                "{\"inputs\": {\"count\": \"7\"}, \"labels\": {\"team\": \"core\"}}");
+
+        // then
+        assertThat(answer.status()).isEqualTo(200);
+        String id = answer.json().path("id").asText();
+        assertThat(id).hasSize(22);
+        assertThat(answer.json().path("state").path("current").asText()).isEqualTo("CREATED");
+        assertThat(answer.json().path("inputs").path("count").asLong()).isEqualTo(7L);
+        assertThat(answer.json().path("flowRevision").asInt()).isEqualTo(1);
+        var create = (CreateExecution) nextCommand(c -> c.executionId().equals(id));
+        assertThat(create.namespace()).isEqualTo(NAMESPACE);
+        assertThat(create.flowId()).isEqualTo("started");
+        assertThat(create.revision()).isEqualTo(1);
+        assertThat(create.inputs()).containsEntry("count", "7");
+        assertThat(create.labels()).containsEntry("team", "core");
+    }
+
+    @Test
+    void shouldProduceAKillCommandOnPostAndOnKestrasDelete() {
+        // when
+        var posted = api.post("/api/v1/executions/someExecution/kill", "");
+        var deleted = api.delete("/api/v1/executions/otherExecution/kill");
+
+        // then
+        assertThat(posted.status()).isEqualTo(202);
+        assertThat(deleted.status()).isEqualTo(202);
+        assertThat(nextCommand(c -> c.executionId().equals("someExecution"))).isInstanceOf(KillExecution.class);
+        assertThat(nextCommand(c -> c.executionId().equals("otherExecution"))).isInstanceOf(KillExecution.class);
+    }
+
+    @Test
+    void shouldServeAPublishedSnapshotInKestraJson() {
+        // given
+        String id = "snapshot-" + UUID.randomUUID();
+
+        // when
+        publish(Snapshots.of(id, NAMESPACE, "served", State.FAILED));
+        var answer = eventually(() -> api.get("/api/v1/executions/" + id), a -> a.status() == 200);
+
+        // then
+        JsonNode json = answer.json();
+        assertThat(json.path("id").asText()).isEqualTo(id);
+        assertThat(json.path("flowId").asText()).isEqualTo("served");
+        assertThat(json.path("state").path("current").asText()).isEqualTo("FAILED");
+        assertThat(json.path("state").path("endDate").isTextual()).isTrue();
+        assertThat(json.path("taskRunList").isArray()).isTrue();
+        assertThat(json.path("error").asText()).isEqualTo("it broke");
+        assertThat(api.get("/api/v1/executions/unknown-" + id).status()).isEqualTo(404);
+    }
+
+    @Test
+    void shouldAnswerAWaitingStartWithTheTerminalExecution() throws Exception {
+        // given
+        api.post("/api/v1/flows", flow("waited", "hi"));
+
+        // when
+        var pending = api.postAsync("/api/v1/executions/" + NAMESPACE + "/waited?wait=true&timeout=PT20S", "");
+        String id = nextCommand(c -> c instanceof CreateExecution create && create.flowId().equals("waited")).executionId();
+        publish(Snapshots.of(id, NAMESPACE, "waited", State.RUNNING));
+        Thread.sleep(200);
+        assertThat(pending).as("a RUNNING snapshot does not end the wait").isNotDone();
+        publish(Snapshots.of(id, NAMESPACE, "waited", State.SUCCESS));
+        var answer = pending.get(10, TimeUnit.SECONDS);
+
+        // then
+        assertThat(answer.status()).isEqualTo(200);
+        assertThat(answer.json().path("id").asText()).isEqualTo(id);
+        assertThat(answer.json().path("state").path("current").asText()).isEqualTo("SUCCESS");
+        assertThat(answer.json().path("outputs").path("answer").asInt()).isEqualTo(42);
+    }
+
+    @Test
+    void shouldAnswer202WithTheLatestKnownExecutionWhenTheWaitTimesOut() {
+        // given
+        api.post("/api/v1/flows", flow("slow", "zzz"));
+        long start = System.nanoTime();
+
+        // when
+        var answer = api.post("/api/v1/executions/" + NAMESPACE + "/slow?wait=true&timeout=PT1S", "");
+
+        // then
+        assertThat(answer.status()).isEqualTo(202);
+        assertThat(answer.json().path("state").path("current").asText()).isEqualTo("CREATED");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+    }
+
+    private static String flow(String id, String message) {
+        return "id: " + id + "\nnamespace: " + NAMESPACE + "\ntasks:\n  - id: say\n    type: log\n    message: " + message + "\n";
+    }
+
+    private static String flowWithInput(String id) {
+        return "id: " + id + "\nnamespace: " + NAMESPACE + "\ninputs:\n  - id: count\n    type: INT\n"
+                + "tasks:\n  - id: say\n    type: log\n    message: \"{{ inputs.count }}\"\n";
+    }
+
+    private static void publish(ExecutionSnapshot snapshot) {
+        String id = snapshot.getExecution().getId();
+        snapshots.send(new ProducerRecord<>(topics.executions().name(), id, Topics.SNAPSHOT_SERDE.encode(snapshot)));
+        snapshots.flush();
+    }
+
+    /** The first matching command on the commands topic not yet taken by an earlier call. */
+    private static synchronized Command nextCommand(Predicate<Command> wanted) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            for (var it = unclaimed.iterator(); it.hasNext(); ) {
+                Command command = it.next();
+                if (wanted.test(command)) {
+                    it.remove();
+                    return command;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("No matching command on " + topics.commands().name() + " within 10 s");
+            }
+            for (ConsumerRecord<String, byte[]> record : commands.poll(Duration.ofMillis(100))) {
+                Command command = CommandMapper.fromRecord(Topics.COMMAND_SERDE.decode(record.value()));
+                assertThat(record.key()).as("commands are keyed by execution id").isEqualTo(command.executionId());
+                unclaimed.add(command);
+            }
+        }
+    }
+
+    private static Api.Answer eventually(java.util.function.Supplier<Api.Answer> call, Predicate<Api.Answer> done) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Api.Answer answer = call.get();
+        while (!done.test(answer) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+            answer = call.get();
+        }
+        return answer;
+    }
+}

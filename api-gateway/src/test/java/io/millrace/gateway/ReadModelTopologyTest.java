@@ -1,0 +1,80 @@
+package io.millrace.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.config.MillraceConfig;
+import io.millrace.core.execution.State;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.FlowRecord;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReadModelTopologyTest {
+    @TempDir
+    Path stateDir;
+
+    private final Topics topics = new Topics("t.");
+    private final List<FlowRecord> flowsSeen = new ArrayList<>();
+    private final List<ExecutionSnapshot> snapshotsSeen = new ArrayList<>();
+    private TopologyTestDriver driver;
+
+    @BeforeEach
+    void startDriver() {
+        var config = MillraceConfig.defaults().withStateDir(stateDir);
+        driver = new TopologyTestDriver(ReadModelTopology.build(topics, flowsSeen::add, snapshotsSeen::add),
+                ReadModelTopology.properties(config));
+    }
+
+    @AfterEach
+    void closeDriver() {
+        driver.close();
+    }
+
+    @Test
+    void shouldKeepTheLatestSnapshotOfEachExecutionAndTellTheListener() {
+        // given
+        var input = driver.createInputTopic(topics.executions().name(), new StringSerializer(), Topics.SNAPSHOT_SERDE.serializer());
+        KeyValueStore<String, ExecutionSnapshot> store = driver.getKeyValueStore(ReadModelTopology.EXECUTIONS_STORE);
+
+        // when
+        input.pipeInput("ex1", Snapshots.of("ex1", "ns", "f", State.RUNNING));
+        input.pipeInput("ex1", Snapshots.of("ex1", "ns", "f", State.SUCCESS));
+
+        // then
+        assertThat(store.get("ex1").getExecution().getState().name()).isEqualTo("SUCCESS");
+        assertThat(snapshotsSeen).hasSize(2);
+
+        // when
+        input.pipeInput("ex1", (ExecutionSnapshot) null);
+
+        // then
+        assertThat(store.get("ex1")).isNull();
+        assertThat(snapshotsSeen).hasSize(2);
+    }
+
+    @Test
+    void shouldKeepEveryFlowRevisionUnderItsKey() {
+        // given
+        var input = driver.createInputTopic(topics.flows().name(), new StringSerializer(), Topics.FLOW_SERDE.serializer());
+        KeyValueStore<String, FlowRecord> store = driver.getKeyValueStore(ReadModelTopology.FLOWS_STORE);
+
+        // when
+        input.pipeInput("ns/f@00000001", new FlowRecord("ns", "f", 1, "a", Instant.EPOCH));
+        input.pipeInput("ns/f@00000002", new FlowRecord("ns", "f", 2, "b", Instant.EPOCH));
+
+        // then
+        assertThat(store.get("ns/f@00000001").getSource()).isEqualTo("a");
+        assertThat(store.get("ns/f@00000002").getSource()).isEqualTo("b");
+        assertThat(flowsSeen).extracting(FlowRecord::getRevision).containsExactly(1, 2);
+    }
+}
