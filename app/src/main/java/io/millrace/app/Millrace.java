@@ -1,0 +1,23 @@
+package io.millrace.app;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The launcher: one jar, one role per subcommand. */
+@Command(name = "millrace", mixinStandardHelpOptions = true, version = "Millrace 0.1.0",
+        description = "Event-sourced workflow orchestration on Kafka Streams.",
+        subcommands = {StandaloneCommand.class, RoleCommand.ExecutorCommand.class, RoleCommand.WorkerCommand.class,
+                RoleCommand.GatewayCommand.class})
+public final class Millrace implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Millrace()).execute(args));
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+}

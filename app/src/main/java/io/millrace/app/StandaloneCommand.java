@@ -1,0 +1,45 @@
+package io.millrace.app;
+
+import io.millrace.broker.EmbeddedKafkaBroker;
+import io.millrace.config.MillraceConfig;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** A real Kafka broker, the executor, a worker and the gateway in one JVM, all data under one folder. */
+@Command(name = "standalone", description = "Run everything in one process with an embedded Kafka broker.")
+final class StandaloneCommand implements Callable<Integer> {
+    @Mixin
+    CommonOptions options;
+
+    @Option(names = "--data-dir", description = "Where the broker and state stores keep their data "
+            + "(MILLRACE_DATA_DIR, default ./data)")
+    Path dataDir;
+
+    @Option(names = "--kafka-port", defaultValue = "${env:MILLRACE_KAFKA_PORT:-9092}",
+            description = "Port of the embedded Kafka broker (MILLRACE_KAFKA_PORT, default ${DEFAULT-VALUE})")
+    int kafkaPort;
+
+    @Override
+    public Integer call() throws Exception {
+        MillraceConfig base = options.load(dataDir == null ? Map.of() : Map.of("data-dir", dataDir.toString()));
+        Path data = base.dataDir().toAbsolutePath();
+        System.out.println("Millrace standalone: starting Kafka (data in " + data + ")...");
+        EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(data.resolve("kafka"), kafkaPort);
+        Engine engine;
+        try {
+            MillraceConfig config = base.withBootstrapServers(broker.bootstrapServers()).withStateDir(data.resolve("state"));
+            engine = Engine.start(config);
+        } catch (Exception | Error e) {
+            broker.close();
+            throw e;
+        }
+        System.out.println("Millrace is up. API: http://localhost:" + engine.port() + "/api/v1  (Kafka at "
+                + broker.bootstrapServers() + "). Ctrl-C stops it.");
+        RoleCommand.Lifecycle.runUntilStopped(engine, broker);
+        return 0;
+    }
+}

@@ -1,0 +1,114 @@
+package io.millrace.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.millrace.broker.EmbeddedKafkaBroker;
+import io.millrace.config.ConfigLoader;
+import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.Json;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The user's path: post a flow over REST, run it with ?wait=true, read it back, also after a restart. */
+class StandaloneEndToEndTest {
+    static final String JSON_TRANSFORM = """
+            id: json-transform
+            namespace: company.team
+            inputs:
+              - id: order
+                type: JSON
+            tasks:
+              - id: transform
+                type: io.kestra.plugin.transform.jsonata.TransformValue
+                from: "{{ inputs.order }}"
+                expression: |
+                  { "order_id": order_id, "customer_name": first_name & ' ' & last_name,
+                    "address": address.city & ', ' & address.country,
+                    "total_price": $sum(items.(quantity * price_per_unit)) }
+              - id: hello
+                type: io.kestra.plugin.core.output.OutputValues
+                values:
+                  log: "{{ outputs.transform.value }}"
+            """;
+    static final String ORDER = """
+            {"inputs": {"order": {"order_id": 42, "first_name": "Ada", "last_name": "Lovelace",
+              "address": {"city": "London", "country": "UK"},
+              "items": [{"quantity": 2, "price_per_unit": 10.5}, {"quantity": 1, "price_per_unit": 4}]}}}
+            """;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @TempDir
+    Path stateDir;
+
+    @Test
+    void shouldRunTheJsonTransformFlowOverRestAndKeepItAcrossARestart() throws Exception {
+        // given
+        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of(
+                "bootstrap-servers", EmbeddedKafkaBroker.shared().bootstrapServers(),
+                "topic-prefix", "e2e" + UUID.randomUUID().toString().substring(0, 8) + ".",
+                "state-dir", stateDir.toString(), "port", "0"), null);
+        String executionId;
+        try (Engine engine = Engine.start(config)) {
+            String api = "http://localhost:" + engine.port() + "/api/v1";
+            JsonNode flow = send("POST", api + "/flows", JSON_TRANSFORM, 200);
+            assertThat(flow.path("revision").asInt()).isEqualTo(1);
+
+            // when
+            JsonNode execution = null;
+            for (int i = 0; i < 10; i++) {
+                execution = send("POST", api + "/executions/company.team/json-transform?wait=true", ORDER, 200);
+                assertThat(execution.at("/state/current").asText()).isEqualTo("SUCCESS");
+            }
+
+            // then
+            JsonNode log = Json.MAPPER.readTree(execution.at("/taskRunList/1/outputs/values/log").asText());
+            assertThat(log.path("order_id").asInt()).isEqualTo(42);
+            assertThat(log.path("customer_name").asText()).isEqualTo("Ada Lovelace");
+            assertThat(log.path("address").asText()).isEqualTo("London, UK");
+            assertThat(log.path("total_price").asDouble()).isEqualTo(25.0);
+            assertThat(execution.path("taskRunList")).hasSize(2);
+            executionId = execution.path("id").asText();
+        }
+
+        // when: the engine restarts on the same state
+        try (Engine engine = Engine.start(config)) {
+            String api = "http://localhost:" + engine.port() + "/api/v1";
+            JsonNode again = awaitExecution(api + "/executions/" + executionId);
+
+            // then
+            assertThat(again.at("/state/current").asText()).isEqualTo("SUCCESS");
+            assertThat(send("GET", api + "/flows/company.team/json-transform", null, 200).path("revision").asInt()).isEqualTo(1);
+        }
+    }
+
+    private JsonNode awaitExecution(String url) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        HttpResponse<String> response;
+        do {
+            response = http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() == 200) {
+                return Json.MAPPER.readTree(response.body());
+            }
+            Thread.sleep(200);
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError("Expected " + url + " to answer 200, but it answered " + response.statusCode() + ": " + response.body());
+    }
+
+    private JsonNode send(String method, String url, String body, int expectedStatus) throws Exception {
+        var request = HttpRequest.newBuilder(URI.create(url))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("%s %s answered %s", method, url, response.body()).isEqualTo(expectedStatus);
+        return Json.MAPPER.readTree(response.body());
+    }
+}
