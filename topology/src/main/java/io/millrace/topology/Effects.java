@@ -11,16 +11,21 @@ import io.millrace.core.flow.Flow;
 import io.millrace.serdes.EventMapper;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
-import io.millrace.serdes.avro.DeadLetterRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.avro.message.BinaryMessageEncoder;
+import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -39,21 +44,42 @@ final class Effects {
         this.leaseMillis = lease.toMillis();
     }
 
-    void carryOut(String executionId, Decision decision, ExecutionView state, Flow flow, Instant now) {
+    /**
+     * Builds every record and timer a decision produces, before anything is stored or sent, so a
+     * failure while building leaves the stores and topics untouched.
+     */
+    Outbox prepare(String executionId, Decision decision, ExecutionView state, Flow flow, Instant now) {
         long timestamp = now.toEpochMilli();
+        var outbox = new Outbox();
         for (Event event : decision.events()) {
-            context.forward(new Record<>(executionId, EventMapper.toRecord(executionId, event), timestamp), Names.EVENTS_SINK);
+            outbox.records.add(new Outgoing(Names.EVENTS_SINK,
+                    new Record<>(executionId, EventMapper.toRecord(executionId, event), timestamp)));
         }
         for (Effect effect : decision.effects()) {
             switch (effect) {
-                case Effect.DispatchTask dispatch -> context.forward(
-                        new Record<>(executionId, workerTask(dispatch, state, flow, now), timestamp), Names.TASKS_SINK);
-                case Effect.ScheduleTimer schedule ->
-                        timers.put(TimerKeys.of(schedule.timer()), ExecutionMapper.toRecord(schedule.timer()));
-                case Effect.EmitSnapshot ignored -> context.forward(
-                        new Record<>(executionId, snapshot(state, now), timestamp), Names.SNAPSHOTS_SINK);
+                case Effect.DispatchTask dispatch -> outbox.records.add(new Outgoing(Names.TASKS_SINK,
+                        new Record<>(executionId, workerTask(dispatch, state, flow, now), timestamp)));
+                case Effect.ScheduleTimer schedule -> outbox.timers.put(TimerKeys.of(schedule.timer()),
+                        ExecutionMapper.toRecord(schedule.timer()));
+                case Effect.EmitSnapshot ignored -> outbox.records.add(new Outgoing(Names.SNAPSHOTS_SINK,
+                        new Record<>(executionId, snapshot(state, now), timestamp)));
             }
         }
+        return outbox;
+    }
+
+    /** What one decision sends and stores; {@link #send()} once the state is stored. */
+    final class Outbox {
+        private final List<Outgoing> records = new ArrayList<>();
+        private final Map<String, TimerRecord> timers = new LinkedHashMap<>();
+
+        void send() {
+            timers.forEach(Effects.this.timers::put);
+            records.forEach(r -> context.forward(r.record(), r.sink()));
+        }
+    }
+
+    private record Outgoing(String sink, Record<String, Object> record) {
     }
 
     private WorkerTaskRecord workerTask(Effect.DispatchTask dispatch, ExecutionView state, Flow flow, Instant now) {
@@ -91,16 +117,20 @@ final class Effects {
 
     void deadLetter(String key, String reason, SpecificRecord original, Instant now) {
         RecordMetadata source = context.recordMetadata().orElse(null);
-        var record = DeadLetterRecord.newBuilder()
-                .setComponent("executor")
-                .setTopic(source == null ? null : source.topic())
-                .setPartition(source == null ? -1 : source.partition())
-                .setOffset(source == null ? -1 : source.offset())
-                .setKey(key)
-                .setReason(reason)
-                .setPayload(original == null ? null : ByteBuffer.wrap(original.toString().getBytes(StandardCharsets.UTF_8)))
-                .setAt(now)
-                .build();
-        context.forward(new Record<>(key, record, now.toEpochMilli()), Names.DEAD_LETTERS_SINK);
+        var letter = DeadLetters.of(source == null ? null : source.topic(), source == null ? -1 : source.partition(),
+                source == null ? -1 : source.offset(), key, reason, original == null ? null : encode(original));
+        context.forward(new Record<>(key, letter, now.toEpochMilli()), Names.DEAD_LETTERS_SINK);
+    }
+
+    /** The original command in its own single-object encoding, so an operator can replay it as it was. */
+    private static byte[] encode(SpecificRecord original) {
+        try {
+            ByteBuffer buffer = new BinaryMessageEncoder<SpecificRecord>(SpecificData.get(), original.getSchema()).encode(original);
+            byte[] bytes = new byte[buffer.remaining()];
+            buffer.get(bytes);
+            return bytes;
+        } catch (IOException | RuntimeException e) {
+            return original.toString().getBytes(StandardCharsets.UTF_8);
+        }
     }
 }

@@ -3,11 +3,11 @@ package io.millrace.topology;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
+import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.TimerFired;
 import io.millrace.core.decide.Decider;
 import io.millrace.core.decide.Decision;
 import io.millrace.core.decide.Rejection;
-import io.millrace.core.execution.Execution;
 import io.millrace.core.flow.Flow;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.ExecutionMapper;
@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ExecutorProcessor implements Processor<String, SpecificRecord, String, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(ExecutorProcessor.class);
+    /** Bounds the work of one punctuation (and one transaction) after a long stop; the rest waits for the next. */
+    static final int MAX_TIMERS_PER_PUNCTUATION = 500;
 
     private final Decider decider;
     private final ExecutorSettings settings;
@@ -92,6 +94,14 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
 
     private void handle(Command command, SpecificRecord original) {
         Instant now = now();
+        if (command instanceof KillExecution && deferred.get(command.executionId()) != null) {
+            CommandRecord create = deferred.get(command.executionId());
+            deferred.delete(command.executionId());
+            effects.deadLetter(command.executionId(), "Killed while waiting for its flow: the execution never started",
+                    create, now);
+            metrics.deadLettered();
+            return;
+        }
         var state = new StoreBackedState(command.executionId(), executions, outputs);
         try {
             Flow flow = flowOf(command, state);
@@ -100,8 +110,9 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                 return;
             }
             Decision decision = decider.decide(state, flow, command, now);
+            Effects.Outbox outbox = effects.prepare(command.executionId(), decision, state, flow, now);
             state.flush();
-            effects.carryOut(command.executionId(), decision, state, flow, now);
+            outbox.send();
             decision.rejection().ifPresent(r -> rejected(command, r, original, now));
             metrics.handled(command, decision);
         } catch (RuntimeException e) {
@@ -142,13 +153,10 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private void failExecution(String executionId, String reason, Instant now) {
         try {
             var state = new StoreBackedState(executionId, executions, outputs);
-            Execution execution = state.execution().orElse(null);
-            if (execution == null || execution.state().isTerminal()) {
-                return;
-            }
             Decision decision = decider.fail(state, reason, now);
+            Effects.Outbox outbox = effects.prepare(executionId, decision, state, null, now);
             state.flush();
-            effects.carryOut(executionId, decision, state, null, now);
+            outbox.send();
         } catch (RuntimeException e) {
             LOG.error("Unable to fail execution {} after an internal error", executionId, e);
         }
@@ -158,7 +166,9 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         Instant now = Instant.ofEpochMilli(wallClockMillis);
         var due = new ArrayList<KeyValue<String, TimerRecord>>();
         try (KeyValueIterator<String, TimerRecord> it = timers.range(null, TimerKeys.upTo(wallClockMillis))) {
-            it.forEachRemaining(due::add);
+            while (it.hasNext() && due.size() < MAX_TIMERS_PER_PUNCTUATION) {
+                due.add(it.next());
+            }
         }
         for (KeyValue<String, TimerRecord> entry : due) {
             timers.delete(entry.key);

@@ -97,7 +97,8 @@ public final class ExecutorTopology {
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterDeserializationHandler.class);
-        props.put(DeadLetterDeserializationHandler.TOPIC_CONFIG, Topics.of(config).deadLetters().name());
+        props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProductionHandler.class);
+        props.put(DeadLetters.TOPIC_CONFIG, Topics.of(config).deadLetters().name());
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         props.put(StreamsConfig.producerPrefix("linger.ms"), 1);
         props.putAll(config.kafka());

@@ -21,7 +21,7 @@ class DeadLetterDeserializationHandlerTest {
     void shouldResumeAndDeadLetterTheRawRecord() {
         // given
         var handler = new DeadLetterDeserializationHandler();
-        handler.configure(Map.of(DeadLetterDeserializationHandler.TOPIC_CONFIG, "p.dlq"));
+        handler.configure(Map.of(DeadLetters.TOPIC_CONFIG, "p.dlq"));
         byte[] value = {1, 2, 3};
         var record = new ConsumerRecord<>("p.commands", 2, 41L, "k1".getBytes(StandardCharsets.UTF_8), value);
 
@@ -46,7 +46,7 @@ class DeadLetterDeserializationHandlerTest {
     @Test
     void shouldRefuseToStartWithoutATopic() {
         assertThatThrownBy(() -> new DeadLetterDeserializationHandler().configure(Map.of()))
-                .hasMessageContaining(DeadLetterDeserializationHandler.TOPIC_CONFIG);
+                .hasMessageContaining(DeadLetters.TOPIC_CONFIG);
     }
 
     private static final class Context implements ErrorHandlerContext {
