@@ -28,7 +28,9 @@ public final class Executor implements AutoCloseable {
 
     /** Starts the executor; {@link #awaitRunning} tells when it processes. */
     public static Executor start(MillraceConfig config, MeterRegistry registry) {
-        TopicAdmin.ensure(config, Topics.of(config).executorTopics(List.of(config.workerGroup())));
+        Topics topics = Topics.of(config);
+        TopicAdmin.ensure(config, topics.executorTopics(List.of(config.workerGroup())));
+        TopicAdmin.requireCoPartitioned(config, topics.commands(), topics.results());
         var streams = new KafkaStreams(ExecutorTopology.build(config, registry), ExecutorTopology.properties(config));
         var executor = new Executor(streams);
         streams.setStateListener((next, previous) -> {

@@ -53,4 +53,27 @@ public final class TopicAdmin {
             });
         }
     }
+
+    /**
+     * Refuses topics that must be co-partitioned but are not: records of one key would land in
+     * different stream tasks, and one task would never see the other's records for its executions.
+     */
+    public static void requireCoPartitioned(MillraceConfig config, Topics.Topic<?> first, Topics.Topic<?> second) {
+        try (Admin admin = Admin.create(adminProperties(config))) {
+            var descriptions = admin.describeTopics(List.of(first.name(), second.name())).allTopicNames().get();
+            int a = descriptions.get(first.name()).partitions().size();
+            int b = descriptions.get(second.name()).partitions().size();
+            if (a != b) {
+                throw new IllegalStateException("Expected " + first.name() + " and " + second.name()
+                        + " to have the same number of partitions, but they have " + a + " and " + b
+                        + "; give every role the same --partitions, or add partitions to the smaller one");
+            }
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("Unable to describe " + first.name() + " and " + second.name() + ": "
+                    + e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while describing topics", e);
+        }
+    }
 }
