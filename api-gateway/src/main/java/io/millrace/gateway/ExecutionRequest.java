@@ -65,7 +65,7 @@ record ExecutionRequest(Map<String, Object> inputs, Map<String, String> labels) 
         };
     }
 
-    /** {@code ?timeout=PT5S} (ISO-8601, positive), else the configured default. */
+    /** {@code ?timeout=PT5S} (ISO-8601, positive, at most the configured limit), else the configured limit. */
     static Duration timeout(String value, Duration fallback) {
         if (value == null || value.isBlank()) {
             return fallback;
@@ -73,7 +73,7 @@ record ExecutionRequest(Map<String, Object> inputs, Map<String, String> labels) 
         try {
             Duration timeout = Duration.parse(value.trim());
             if (!timeout.isNegative() && !timeout.isZero()) {
-                return timeout;
+                return timeout.compareTo(fallback) < 0 ? timeout : fallback;
             }
         } catch (DateTimeParseException ignored) {
             // reported below

@@ -3,6 +3,7 @@ package io.millrace.gateway;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
 import io.millrace.core.flow.FlowValidationException;
+import io.millrace.core.flow.TaskDef;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.avro.FlowRecord;
 import java.time.Clock;
@@ -11,7 +12,10 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * Flow deploys and lookups. A flow's latest revision is the newer of the global store's and the
@@ -34,6 +38,7 @@ final class FlowService {
     private final FlowOverlay overlay;
     private final Publisher publisher;
     private final Clock clock;
+    private final Consumer<Set<String>> workerTopics;
     /**
      * Deploys are rare; one lock keeps two concurrent deploys of a flow from taking the same revision.
      * Held while the revision is produced, until the broker acknowledges it.
@@ -46,11 +51,17 @@ final class FlowService {
         }
     });
 
-    FlowService(StoredFlows stored, FlowOverlay overlay, Publisher publisher, Clock clock) {
+    /**
+     * @param workerTopics makes sure the task topics of the given worker groups exist, so the executor
+     *     never dispatches to a topic that is not there
+     */
+    FlowService(StoredFlows stored, FlowOverlay overlay, Publisher publisher, Clock clock,
+            Consumer<Set<String>> workerTopics) {
         this.stored = stored;
         this.overlay = overlay;
         this.publisher = publisher;
         this.clock = clock;
+        this.workerTopics = workerTopics;
     }
 
     /**
@@ -71,6 +82,7 @@ final class FlowService {
                 return new Deployed(flow.namespace(), flow.id(), latest.get().getRevision());
             }
             int revision = latest.map(r -> r.getRevision() + 1).orElse(1);
+            workerTopics.accept(flow.allTasks().map(TaskDef::workerGroup).collect(Collectors.toSet()));
             FlowRecord record = FlowMapper.toRecord(flow.withRevision(revision), clock.instant().truncatedTo(ChronoUnit.MILLIS));
             publisher.publishFlow(record);
             overlay.remember(record);

@@ -38,7 +38,9 @@ public final class Gateway implements AutoCloseable {
             var overlay = new FlowOverlay();
             readModel = ReadModel.start(config, overlay::caughtUp, waiters::onSnapshot);
             var clock = Clock.systemUTC();
-            var flows = new FlowService(readModel::latestFlow, overlay, publisher, clock);
+            Topics topics = Topics.of(config);
+            var flows = new FlowService(readModel::latestFlow, overlay, publisher, clock,
+                    groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
             var executions = new ExecutionService(flows, readModel, waiters, publisher, responses, clock);
             http = HttpApi.create(flows, executions, this::problem, config.waitTimeout(), responses);
             http.start(config.port());

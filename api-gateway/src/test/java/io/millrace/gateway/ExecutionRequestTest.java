@@ -94,6 +94,7 @@ class ExecutionRequestTest {
         assertThat(ExecutionRequest.wait("false")).isFalse();
         assertThat(ExecutionRequest.timeout(null, fallback)).isEqualTo(fallback);
         assertThat(ExecutionRequest.timeout("PT5S", fallback)).isEqualTo(Duration.ofSeconds(5));
+        assertThat(ExecutionRequest.timeout("PT1H", fallback)).as("capped at the configured limit").isEqualTo(fallback);
     }
 
     @Test

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.serdes.Topics;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -16,8 +19,9 @@ import org.junit.jupiter.api.Test;
 class FlowServiceTest {
     private final MockProducer<String, byte[]> producer =
             new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+    private final List<Set<String>> ensuredGroups = new ArrayList<>();
     private final FlowService flows = new FlowService((namespace, id) -> Optional.empty(), new FlowOverlay(),
-            new Publisher(producer, new Topics("t.")), Clock.systemUTC());
+            new Publisher(producer, new Topics("t.")), Clock.systemUTC(), ensuredGroups::add);
 
     @Test
     void shouldNumberRevisionsAndKeepTheRevisionOfAnIdenticalSource() {
@@ -37,6 +41,19 @@ class FlowServiceTest {
         assertThat(producer.history()).extracting(ProducerRecord::topic).containsOnly("t.flows");
         assertThat(producer.history()).extracting(ProducerRecord::key).containsExactly("ns/f@00000001", "ns/f@00000002");
         assertThat(flows.latestFlow("ns", "f").revision()).as("known before the store has it").isEqualTo(2);
+    }
+
+    @Test
+    void shouldMakeSureTheTaskTopicsOfTheFlowsWorkerGroupsExistBeforePublishing() {
+        // given
+        String yaml = "id: g\nnamespace: ns\ntasks:\n  - id: a\n    type: log\n    message: one\n"
+                + "  - id: b\n    type: log\n    message: two\n    workerGroup:\n      key: gpu\n";
+
+        // when
+        flows.deploy(yaml);
+
+        // then
+        assertThat(ensuredGroups).containsExactly(Set.of("default", "gpu"));
     }
 
     @Test
