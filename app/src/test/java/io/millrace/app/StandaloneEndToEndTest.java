@@ -7,7 +7,17 @@ import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.Json;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.DeadLetterRecord;
 import java.net.URI;
+import java.time.Duration;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -77,6 +87,15 @@ class StandaloneEndToEndTest {
             assertThat(log.path("total_price").asDouble()).isEqualTo(25.0);
             assertThat(execution.path("taskRunList")).hasSize(2);
             executionId = execution.path("id").asText();
+
+            // and when: a record that does not decode reaches the commands topic
+            DeadLetterRecord letter = deadLetterOfGarbage(config);
+
+            // then: it is dead-lettered as it was, and the engine goes on
+            assertThat(letter.getReason()).contains("Undecodable");
+            assertThat(letter.getPayload().array()).containsExactly(1, 2, 3);
+            assertThat(send("POST", api + "/executions/company.team/json-transform?wait=true", ORDER, 200)
+                    .at("/state/current").asText()).isEqualTo("SUCCESS");
         }
 
         // when: the engine restarts on the same state
@@ -88,6 +107,27 @@ class StandaloneEndToEndTest {
             assertThat(again.at("/state/current").asText()).isEqualTo("SUCCESS");
             assertThat(send("GET", api + "/flows/company.team/json-transform", null, 200).path("revision").asInt()).isEqualTo(1);
         }
+    }
+
+    private static DeadLetterRecord deadLetterOfGarbage(MillraceConfig config) throws Exception {
+        Topics topics = Topics.of(config);
+        try (var producer = new KafkaProducer<>(Map.<String, Object>of("bootstrap.servers", config.bootstrapServers()),
+                new StringSerializer(), new ByteArraySerializer());
+             var consumer = new KafkaConsumer<>(Map.<String, Object>of("bootstrap.servers", config.bootstrapServers(),
+                     "isolation.level", "read_committed"), new StringDeserializer(), topics.deadLetters().valueSerde().deserializer())) {
+            producer.send(new ProducerRecord<>(topics.commands().name(), "garbage", new byte[] {1, 2, 3})).get();
+            var partitions = consumer.partitionsFor(topics.deadLetters().name()).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (System.nanoTime() < deadline) {
+                for (var record : consumer.poll(Duration.ofMillis(200))) {
+                    return record.value();
+                }
+            }
+        }
+        throw new AssertionError("Expected a dead letter within 30 s, but none came");
     }
 
     private JsonNode awaitExecution(String url) throws Exception {
