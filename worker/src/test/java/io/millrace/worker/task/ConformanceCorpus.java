@@ -28,8 +28,19 @@ final class ConformanceCorpus {
         this.expected = JSON.readTree(root.resolve("expected.json").toFile());
     }
 
-    /** Walks up from user.dir until {@code shared/conformance/kestra-core/expected.json} exists. */
+    /**
+     * {@code MILLRACE_CONFORMANCE_DIR} (the {@code conformance} folder) when set; otherwise walks up from user.dir
+     * until {@code shared/conformance/kestra-core/expected.json} exists.
+     */
     static ConformanceCorpus locate() throws IOException {
+        String override = System.getenv("MILLRACE_CONFORMANCE_DIR");
+        if (override != null && !override.isBlank()) {
+            Path candidate = Path.of(override).resolve("kestra-core");
+            if (!Files.isRegularFile(candidate.resolve("expected.json"))) {
+                throw new IllegalStateException("MILLRACE_CONFORMANCE_DIR=" + override + " has no kestra-core/expected.json");
+            }
+            return new ConformanceCorpus(candidate);
+        }
         Path start = Path.of(System.getProperty("user.dir")).toAbsolutePath();
         for (Path dir = start; dir != null; dir = dir.getParent()) {
             Path candidate = dir.resolve(RELATIVE);
@@ -38,7 +49,8 @@ final class ConformanceCorpus {
             }
         }
         throw new IllegalStateException("Kestra conformance corpus not found: no " + RELATIVE.resolve("expected.json")
-                + " in " + start + " or any parent directory. The corpus lives outside the repository, in shared/ beside the clone.");
+                + " in " + start + " or any parent directory. The corpus lives outside the repository, in shared/ beside the clone;"
+                + " elsewhere, point MILLRACE_CONFORMANCE_DIR at its conformance folder.");
     }
 
     /** The expected.json entry of one flow. */
