@@ -34,7 +34,7 @@ public final class ConfigLoader {
             Map.entry("lease", "PT30S"),
             Map.entry("max-lost-attempts", "5"),
             Map.entry("worker-group", "default"),
-            Map.entry("worker-concurrency", "64"),
+            Map.entry("worker-concurrency", "256"),
             Map.entry("port", "8080"),
             Map.entry("wait-timeout", "PT60S"),
             Map.entry("data-dir", "data"));
