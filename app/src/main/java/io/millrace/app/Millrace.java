@@ -1,5 +1,6 @@
 package io.millrace.app;
 
+import io.millrace.bench.BenchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,7 +14,12 @@ public final class Millrace implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Millrace()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The launcher's command line; {@code bench} starts engines as {@code java -cp <this classpath> Millrace standalone}. */
+    static CommandLine commandLine() {
+        return new CommandLine(new Millrace()).addSubcommand("bench", new BenchCommand(Millrace.class.getName()));
     }
 
     @Override

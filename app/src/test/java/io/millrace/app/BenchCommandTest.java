@@ -1,0 +1,47 @@
+package io.millrace.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code millrace bench} end to end: it starts a standalone engine in its own JVM, deploys W1, starts executions
+ * through Kafka or the REST gateway at a low rate and writes the table, CSV and chart. No latency is asserted (that is the harness's
+ * job, not the test suite's); the test checks that every execution was started, ended and was reported.
+ */
+class BenchCommandTest {
+    @TempDir
+    Path out;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"kafka", "rest"})
+    void shouldMeasureASelfStartedEngineAndWriteTheResults(String via) throws Exception {
+        // when
+        int exit = Millrace.commandLine().execute("bench", "--workload", "W1", "--rates", "20", "--warmup", "2s",
+                "--duration", "3s", "--floor-duration", "1s", "--processing-guarantee", "at_least_once", "--via", via,
+                "--out", out.toString());
+
+        // then
+        assertThat(exit).isZero();
+        List<String> csv = Files.readAllLines(out.resolve("results.csv"));
+        assertThat(csv).hasSize(2);
+        assertThat(csv.getFirst()).startsWith("workload,guarantee,offered_per_s,achieved_per_s,p50_ms,p90_ms,p99_ms,p999_ms,"
+                + "max_ms,failures,floor_p50_ms");
+        String[] row = csv.get(1).split(",");
+        assertThat(row[0]).isEqualTo("W1");
+        assertThat(row[1]).isEqualTo("at_least_once");
+        assertThat(Double.parseDouble(row[2])).isEqualTo(20.0);
+        assertThat(Double.parseDouble(row[3])).isPositive();
+        assertThat(Double.parseDouble(row[4])).isPositive();
+        assertThat(row[9]).isEqualTo("0");
+        assertThat(Double.parseDouble(row[10])).isPositive();
+        assertThat(Files.readString(out.resolve("latency.svg"))).contains("<svg", "polyline");
+        assertThat(Files.readString(out.resolve("results.md"))).contains("| W1 ");
+        assertThat(out.resolve("logs-1").resolve("engine-standalone.log")).content().contains("Millrace is up");
+    }
+}

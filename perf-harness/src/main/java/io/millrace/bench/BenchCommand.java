@@ -1,0 +1,262 @@
+package io.millrace.bench;
+
+import io.millrace.core.flow.FlowParser;
+import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.Topics;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code millrace bench}: open-loop latency and throughput of a workload, against a running or self-started engine. */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Measure latency and throughput: open-loop starts at each rate of a sweep, latency from the due",
+                "start to the terminal snapshot, next to the Kafka floor. Writes results.md, results.csv and latency.svg.",
+                "Without --bootstrap-servers it starts a standalone engine per setting in its own JVM.",
+                "Settings given as comma-separated lists are compared: one engine per combination."})
+public final class BenchCommand implements Callable<Integer> {
+    enum Via { kafka, rest }
+
+    private final String engineMainClass;
+
+    @Option(names = "--workload", defaultValue = "W1", description = "W1 (OutputValues, Log), W2 (JSONata, OutputValues), "
+            + "W3 (Sleep 50 ms), W4 (Sleep 5 s); default ${DEFAULT-VALUE}")
+    Workload workload;
+
+    @Option(names = "--rates", split = ",", defaultValue = "50,100,200,400,800,1600",
+            description = "Offered rates in executions/s, measured in order (default ${DEFAULT-VALUE})")
+    List<Double> rates;
+
+    @Option(names = "--warmup", defaultValue = "10s", converter = DurationConverter.class, description = "default ${DEFAULT-VALUE}")
+    Duration warmup;
+
+    @Option(names = "--duration", defaultValue = "15s", converter = DurationConverter.class,
+            description = "Measurement window per rate (default ${DEFAULT-VALUE})")
+    Duration duration;
+
+    @Option(names = "--floor-duration", defaultValue = "3s", converter = DurationConverter.class,
+            description = "Kafka-floor window per rate (default ${DEFAULT-VALUE})")
+    Duration floorDuration;
+
+    @Option(names = "--drain", defaultValue = "10s", converter = DurationConverter.class,
+            description = "How long to wait for a window's last executions (default ${DEFAULT-VALUE})")
+    Duration drain;
+
+    @Option(names = "--via", defaultValue = "kafka", description = "kafka (create commands) or rest (the gateway); default ${DEFAULT-VALUE}")
+    Via via;
+
+    @Option(names = "--bootstrap-servers", description = "Measure a running engine on this Kafka instead of starting one")
+    String bootstrapServers;
+
+    @Option(names = "--api", description = "The running engine's API, e.g. http://localhost:8080/api/v1 (needed for --via rest)")
+    URI api;
+
+    @Option(names = "--engine-pid", split = ",", description = "Process ids of a running engine, for its CPU and heap")
+    List<Long> enginePids = List.of();
+
+    @Option(names = "--topic-prefix", defaultValue = "millrace.", description = "default ${DEFAULT-VALUE}")
+    String topicPrefix;
+
+    @Option(names = "--out", description = "Results folder (default results/bench-<time>)")
+    Path out;
+
+    @Option(names = "--processing-guarantee", split = ",", description = "exactly_once_v2, at_least_once, or both to compare")
+    List<String> guarantees = List.of();
+
+    @Option(names = "--stream-threads", split = ",", description = "executor num.stream.threads, e.g. 1,2")
+    List<Integer> streamThreads = List.of();
+
+    @Option(names = "--commit-interval-ms", split = ",", description = "executor commit.interval.ms, e.g. 20,100")
+    List<Integer> commitIntervals = List.of();
+
+    @Option(names = "--poll-ms", split = ",", description = "executor poll.ms")
+    List<Integer> pollMs = List.of();
+
+    @Option(names = "--partitions", split = ",", description = "partitions of the engine's topics")
+    List<Integer> partitions = List.of();
+
+    @Option(names = "--worker-concurrency", split = ",", description = "tasks a worker runs at once")
+    List<Integer> workerConcurrency = List.of();
+
+    @Option(names = "--executors", split = ",", description = "executor instances (default 1)")
+    List<Integer> executors = List.of(1);
+
+    @Option(names = "--set", description = "Any other engine setting for every run, key=value (as for the engine)")
+    Map<String, String> extra = new LinkedHashMap<>();
+
+    public BenchCommand(String engineMainClass) {
+        this.engineMainClass = engineMainClass;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        var lists = new LinkedHashMap<String, List<?>>();
+        lists.put("processing-guarantee", guarantees);
+        lists.put("stream-threads", streamThreads);
+        lists.put("commit-interval-ms", commitIntervals);
+        lists.put("poll-ms", pollMs);
+        lists.put("partitions", partitions);
+        lists.put("worker-concurrency", workerConcurrency);
+        List<Setting> settings = Setting.combinations(lists, executors, extra);
+        if (bootstrapServers != null && settings.size() > 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "A running engine has one setting: give lists of settings only when the harness starts the engine");
+        }
+        if (via == Via.rest && bootstrapServers != null && api == null) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--via rest against a running engine needs --api");
+        }
+        Path results = out != null ? out : Path.of("results", "bench-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Files.createDirectories(results);
+        System.out.printf(Locale.ROOT, "Millrace bench: %s via %s, rates %s, %d setting(s); results in %s%n", workload, via, rates,
+                settings.size(), results.toAbsolutePath());
+        System.out.printf(Locale.ROOT, "Machine: %d cores, %d MiB max heap for the harness, Java %s%n",
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, Runtime.version());
+        var all = new ArrayList<RateResult>();
+        int n = 0;
+        for (Setting setting : settings) {
+            n++;
+            all.addAll(bootstrapServers != null ? runAgainstRunning(setting) : runSelfStarted(setting, results.resolve("logs-" + n)));
+            Report.write(results, all);
+        }
+        System.out.println();
+        System.out.println(Report.markdown(all));
+        System.out.println("Wrote " + results.resolve("results.md") + ", results.csv and latency.svg");
+        return 0;
+    }
+
+    private List<RateResult> runAgainstRunning(Setting setting) throws Exception {
+        try (EngineProbe probe = enginePids.isEmpty() ? EngineProbe.none() : EngineProbe.attach(enginePids)) {
+            String guarantee = setting.guarantee("unknown");
+            return measure(setting, guarantee, bootstrapServers, api, probe, () -> Double.NaN);
+        }
+    }
+
+    private List<RateResult> runSelfStarted(Setting setting, Path logs) throws Exception {
+        Path work = Files.createTempDirectory("millrace-bench");
+        System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
+        try (EngineProcess engine = EngineProcess.start(engineMainClass, work, logs, setting.engineSettings(topicPrefix), setting.executors());
+             EngineProbe probe = EngineProbe.attach(engine.pids())) {
+            return measure(setting, setting.guarantee("exactly_once_v2"), engine.bootstrapServers(), engine.api(), probe, engine::storeMb);
+        } finally {
+            deleteRecursively(work);
+        }
+    }
+
+    private List<RateResult> measure(Setting setting, String guarantee, String servers, URI engineApi, EngineProbe probe,
+            java.util.function.DoubleSupplier storeMb) throws Exception {
+        Topics topics = new Topics(topicPrefix);
+        String runId = "bench" + UUID.randomUUID().toString().substring(0, 8);
+        String flowId = deploy(servers, engineApi, topics, runId);
+        var tracker = new Tracker();
+        int floorPartitions = Integer.parseInt(setting.engineSettings(topicPrefix).getOrDefault("partitions", "4"));
+        FloorProbe floor = FloorProbe.create(servers, topicPrefix + "bench-floor-" + runId, floorPartitions, (short) 1);
+        try (var watcher = new CompletionWatcher(servers, topics, tracker);
+             Starter starter = via == Via.rest ? new RestStarter(engineApi, workload, flowId, tracker)
+                     : new KafkaStarter(servers, topics, workload, flowId, runId, tracker)) {
+            var engine = new Sweep.Engine() {
+                public Starter starter() {
+                    return starter;
+                }
+
+                public Tracker tracker() {
+                    return tracker;
+                }
+
+                public EngineProbe probe() {
+                    return probe;
+                }
+
+                public double storeMb() {
+                    return storeMb.getAsDouble();
+                }
+
+                public FloorProbe floor() {
+                    return floor;
+                }
+            };
+            var plan = new Sweep.Plan(workload, guarantee, setting.describe(), rates, warmup, duration, floorDuration, drain);
+            return Sweep.run(plan, engine, line -> System.out.println("  " + line));
+        } finally {
+            floor.delete();
+        }
+    }
+
+    /** Deploys the workload's flow: through the API when there is one, else on the flows topic under a run-unique id. */
+    private String deploy(String servers, URI engineApi, Topics topics, String runId) throws Exception {
+        String source = workload.source();
+        if (engineApi != null) {
+            try (HttpClient http = HttpClient.newHttpClient()) {
+                var response = http.send(HttpRequest.newBuilder(URI.create(engineApi.toString().replaceAll("/+$", "") + "/flows"))
+                        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-yaml")
+                        .POST(HttpRequest.BodyPublishers.ofString(source)).build(), HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() != 200) {
+                    throw new IllegalStateException("Deploying " + workload + " failed: " + response.statusCode() + " " + response.body());
+                }
+            }
+            return workload.flowId();
+        }
+        String flowId = workload.flowId() + "-" + runId;
+        var flow = new FlowParser().parse(source.replaceFirst("(?m)^id: .*$", "id: " + flowId)).withRevision(1);
+        try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers),
+                new StringSerializer(), Topics.FLOW_SERDE.serializer())) {
+            producer.send(new ProducerRecord<>(topics.flows().name(), FlowMapper.key(flow.namespace(), flow.id(), 1),
+                    FlowMapper.toRecord(flow, Instant.now()))).get(30, TimeUnit.SECONDS);
+        }
+        return flowId;
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Parses 10s, 500ms, 2m, 1h or ISO-8601 (PT10S). */
+    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            var m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(value.trim());
+            if (m.matches()) {
+                long amount = Long.parseLong(m.group(1));
+                return switch (m.group(2)) {
+                    case "ms" -> Duration.ofMillis(amount);
+                    case "s" -> Duration.ofSeconds(amount);
+                    case "m" -> Duration.ofMinutes(amount);
+                    default -> Duration.ofHours(amount);
+                };
+            }
+            try {
+                return Duration.parse(value.trim());
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration such as 10s, 500ms, 2m or PT10S");
+            }
+        }
+    }
+}

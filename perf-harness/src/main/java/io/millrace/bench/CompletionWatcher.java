@@ -1,0 +1,82 @@
+package io.millrace.bench;
+
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.StateValue;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Reads the executions topic (committed records only, as any client would) from its end and reports each
+ * terminal snapshot to the tracker with the time it was observed.
+ */
+final class CompletionWatcher implements AutoCloseable {
+    private static final Set<StateValue> TERMINAL = EnumSet.of(StateValue.SUCCESS, StateValue.WARNING, StateValue.FAILED,
+            StateValue.KILLED, StateValue.SKIPPED);
+
+    private final KafkaConsumer<String, ExecutionSnapshot> consumer;
+    private final Tracker tracker;
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    CompletionWatcher(String bootstrapServers, Topics topics, Tracker tracker) {
+        this.tracker = tracker;
+        this.consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100,
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
+                new StringDeserializer(), Topics.SNAPSHOT_SERDE.deserializer());
+        String topic = topics.executions().name();
+        List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                .map(p -> new TopicPartition(topic, p.partition())).toList();
+        if (partitions.isEmpty()) {
+            consumer.close();
+            throw new IllegalStateException("Topic " + topic + " does not exist: is the engine running with this topic prefix?");
+        }
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        partitions.forEach(consumer::position);
+        this.thread = Thread.ofPlatform().name("bench-watcher").daemon().start(this::loop);
+    }
+
+    private void loop() {
+        long lastForget = System.nanoTime();
+        try {
+            while (running) {
+                for (ConsumerRecord<String, ExecutionSnapshot> r : consumer.poll(Duration.ofMillis(200))) {
+                    long now = System.nanoTime();
+                    StateValue state = r.value() == null ? null : r.value().getExecution().getState();
+                    if (state != null && TERMINAL.contains(state)) {
+                        tracker.ended(r.key(), now, state == StateValue.SUCCESS);
+                    }
+                }
+                long now = System.nanoTime();
+                if (now - lastForget > 10_000_000_000L) {
+                    tracker.forgetUnknown(now);
+                    lastForget = now;
+                }
+            }
+        } catch (WakeupException e) {
+            // closing
+        } finally {
+            consumer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        consumer.wakeup();
+        thread.join(10_000);
+    }
+}

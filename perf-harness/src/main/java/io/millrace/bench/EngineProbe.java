@@ -1,0 +1,97 @@
+package io.millrace.bench;
+
+import com.sun.tools.attach.VirtualMachine;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.util.ArrayList;
+import java.util.List;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * CPU time and heap of the engine's JVMs, read over JMX after attaching to each process by id (the JDK's attach
+ * API starts the local management agent in the target). Without processes to attach to, every reading is NaN.
+ */
+final class EngineProbe implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineProbe.class);
+
+    private record Target(JMXConnector connector, com.sun.management.OperatingSystemMXBean os, MemoryMXBean memory) {
+    }
+
+    private final List<Target> targets;
+
+    private EngineProbe(List<Target> targets) {
+        this.targets = targets;
+    }
+
+    /** Attaches to each process; a process that cannot be attached to makes the readings unknown (NaN). */
+    static EngineProbe attach(List<Long> pids) {
+        var targets = new ArrayList<Target>();
+        for (long pid : pids) {
+            try {
+                VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
+                String url;
+                try {
+                    url = vm.startLocalManagementAgent();
+                } finally {
+                    vm.detach();
+                }
+                JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(url));
+                var connection = connector.getMBeanServerConnection();
+                targets.add(new Target(connector,
+                        ManagementFactory.newPlatformMXBeanProxy(connection, ManagementFactory.OPERATING_SYSTEM_MXBEAN_NAME,
+                                com.sun.management.OperatingSystemMXBean.class),
+                        ManagementFactory.newPlatformMXBeanProxy(connection, ManagementFactory.MEMORY_MXBEAN_NAME, MemoryMXBean.class)));
+            } catch (Exception | LinkageError e) {
+                LOG.warn("Cannot attach to engine process {} ({}): CPU and heap will not be reported", pid, e.toString());
+                new EngineProbe(targets).close();
+                return none();
+            }
+        }
+        return new EngineProbe(targets);
+    }
+
+    static EngineProbe none() {
+        return new EngineProbe(List.of());
+    }
+
+    /** CPU time used by all engine processes so far, in nanoseconds; -1 when unknown. */
+    long cpuNanos() {
+        if (targets.isEmpty()) {
+            return -1;
+        }
+        long sum = 0;
+        for (Target t : targets) {
+            sum += t.os().getProcessCpuTime();
+        }
+        return sum;
+    }
+
+    /** Heap in use after a full GC in every engine process, in MiB; NaN when unknown. */
+    double liveHeapMb() {
+        if (targets.isEmpty()) {
+            return Double.NaN;
+        }
+        long used = 0;
+        for (Target t : targets) {
+            t.memory().gc();
+            used += t.memory().getHeapMemoryUsage().getUsed();
+        }
+        return used / (1024.0 * 1024.0);
+    }
+
+    @Override
+    public void close() {
+        for (Target t : targets) {
+            try {
+                t.connector().close();
+            } catch (IOException e) {
+                LOG.debug("Closing JMX connection: {}", e.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package io.millrace.bench;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * Latencies of the executions due in one measurement window, in an HdrHistogram (microsecond resolution,
+ * three significant digits), with the count of failures. Recorded by one thread at a time.
+ */
+public final class LatencyWindow {
+    private static final long MAX_MICROS = 3_600_000_000L;
+
+    private final Histogram histogram = new Histogram(MAX_MICROS, 3);
+    private long failures;
+    private long expected;
+
+    /** An execution of this window ended in SUCCESS, {@code nanos} after it was due. */
+    public synchronized void recordSuccess(long nanos) {
+        histogram.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1_000)));
+    }
+
+    /** An execution of this window ended in a state other than SUCCESS. */
+    public synchronized void recordFailure() {
+        failures++;
+    }
+
+    /** One more execution belongs to this window. */
+    public synchronized void expectOne() {
+        expected++;
+    }
+
+    public synchronized long expected() {
+        return expected;
+    }
+
+    /** Executions that ended, successfully or not. */
+    public synchronized long completed() {
+        return histogram.getTotalCount() + failures;
+    }
+
+    /** Failed executions plus those that never ended. */
+    public synchronized long failuresAndMissing() {
+        return failures + Math.max(0, expected - completed());
+    }
+
+    /** The latency at a percentile (0..100) in milliseconds; NaN when nothing succeeded. */
+    public synchronized double percentileMs(double percentile) {
+        if (histogram.getTotalCount() == 0) {
+            return Double.NaN;
+        }
+        return histogram.getValueAtPercentile(percentile) / 1_000.0;
+    }
+
+    public synchronized double maxMs() {
+        return histogram.getTotalCount() == 0 ? Double.NaN : histogram.getMaxValue() / 1_000.0;
+    }
+}

@@ -1,0 +1,33 @@
+package io.millrace.bench;
+
+/**
+ * What one measurement window at one offered rate gave, for one engine setting.
+ *
+ * @param workload        W1..W4
+ * @param guarantee       the executor's processing guarantee
+ * @param settings        the other settings of this run, {@code key=value} joined by spaces ("" for defaults)
+ * @param offeredPerS     executions started per second, on schedule
+ * @param achievedPerS    executions of this run that reached a terminal state per second, over the second half of the
+ *                        window (the first half lets the pipeline fill)
+ * @param p50Ms           latency percentiles, from the due start time to the terminal snapshot, in milliseconds
+ * @param failures        executions due in the window that ended in another state than SUCCESS or never ended
+ * @param floorP50Ms      median latency of one Kafka produce-consume hop at the same rate, same broker
+ * @param hops            Kafka hops one execution of the workload needs end to end
+ * @param engineCpuPct    CPU of the engine processes during the window, in percent of one core; NaN when unknown
+ * @param engineHeapMb    live heap of the engine processes after the window, in MiB; NaN when unknown
+ * @param storeMb         size on disk of the engine's state directories after the window, in MiB; NaN when unknown
+ */
+public record RateResult(String workload, String guarantee, String settings, double offeredPerS, double achievedPerS,
+        double p50Ms, double p90Ms, double p99Ms, double p999Ms, double maxMs, long failures, double floorP50Ms,
+        int hops, double engineCpuPct, double engineHeapMb, double storeMb) {
+
+    /** The floor of the whole flow: one hop's median latency times the hops the workload needs. */
+    public double floorTimesHopsMs() {
+        return floorP50Ms * hops;
+    }
+
+    /** Whether completions kept up with the offered rate and nothing failed. */
+    public boolean keptUp() {
+        return failures == 0 && achievedPerS >= offeredPerS * 0.95;
+    }
+}

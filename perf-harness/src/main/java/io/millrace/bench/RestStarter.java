@@ -1,0 +1,60 @@
+package io.millrace.bench;
+
+import io.millrace.serdes.Json;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/** Starts executions through the gateway ({@code POST /api/v1/executions/{namespace}/{flowId}}), without waiting. */
+final class RestStarter implements Starter {
+    private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(threads)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final URI uri;
+    private final Workload workload;
+    private final Tracker tracker;
+
+    RestStarter(URI api, Workload workload, String flowId, Tracker tracker) {
+        this.uri = URI.create(api.toString().replaceAll("/+$", "") + "/executions/" + Workload.NAMESPACE + "/" + flowId);
+        this.workload = workload;
+        this.tracker = tracker;
+    }
+
+    @Override
+    public void start(long n, long dueNanos, LatencyWindow window) {
+        String body = Json.write(Map.of("inputs", workload.inputs(n)));
+        var request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((response, error) -> {
+            Object id = error == null ? executionId(response) : null;
+            if (id == null) {
+                tracker.startFailed(window);
+            } else {
+                tracker.started(id.toString(), dueNanos, window);
+            }
+        });
+    }
+
+    /** The new execution's id from a 200 answer; null for any other answer. */
+    private static Object executionId(HttpResponse<String> response) {
+        if (response.statusCode() != 200) {
+            return null;
+        }
+        try {
+            return Json.readMap(response.body()).get("id");
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public void close() {
+        http.close();
+        threads.close();
+    }
+}

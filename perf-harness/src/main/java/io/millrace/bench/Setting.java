@@ -1,0 +1,77 @@
+package io.millrace.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * One engine configuration of a comparison: the settings given on the bench command line (one value of each
+ * list) plus the number of executor instances.
+ */
+record Setting(Map<String, String> varied, Map<String, String> fixed, int executors) {
+    private static final String GUARANTEE = "processing-guarantee";
+
+    Setting {
+        varied = Map.copyOf(new LinkedHashMap<>(varied));
+        fixed = Map.copyOf(new LinkedHashMap<>(fixed));
+    }
+
+    /**
+     * Every combination of the listed values, in order (the first key varies slowest); an empty list leaves the
+     * setting at the engine's default.
+     */
+    static List<Setting> combinations(Map<String, ? extends List<?>> lists, List<Integer> executors, Map<String, String> fixed) {
+        List<Map<String, String>> combos = new ArrayList<>();
+        combos.add(new LinkedHashMap<>());
+        for (var entry : lists.entrySet()) {
+            if (entry.getValue().isEmpty()) {
+                continue;
+            }
+            List<Map<String, String>> next = new ArrayList<>();
+            for (Map<String, String> combo : combos) {
+                for (Object value : entry.getValue()) {
+                    var extended = new LinkedHashMap<>(combo);
+                    extended.put(entry.getKey(), value.toString());
+                    next.add(extended);
+                }
+            }
+            combos = next;
+        }
+        List<Integer> counts = executors.isEmpty() ? List.of(1) : executors;
+        var settings = new ArrayList<Setting>();
+        for (Map<String, String> combo : combos) {
+            for (int count : counts) {
+                if (count < 1) {
+                    throw new IllegalArgumentException("--executors must be at least 1, got " + count);
+                }
+                settings.add(new Setting(combo, fixed, count));
+            }
+        }
+        return settings;
+    }
+
+    /** The settings the engine processes get, as {@code --set key=value}. */
+    Map<String, String> engineSettings(String topicPrefix) {
+        var all = new LinkedHashMap<String, String>(fixed);
+        all.putAll(varied);
+        all.put("topic-prefix", topicPrefix);
+        return all;
+    }
+
+    String guarantee(String otherwise) {
+        return varied.getOrDefault(GUARANTEE, fixed.getOrDefault(GUARANTEE, otherwise));
+    }
+
+    /** The settings that tell this run apart, sorted, guarantee excluded (it has its own column). */
+    String describe() {
+        var parts = new java.util.TreeMap<String, String>(fixed);
+        parts.putAll(varied);
+        parts.remove(GUARANTEE);
+        if (executors > 1) {
+            parts.put("executors", Integer.toString(executors));
+        }
+        return parts.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "));
+    }
+}

@@ -1,0 +1,74 @@
+package io.millrace.bench;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Matches started executions with their terminal snapshots. Either side may come first (a REST start learns
+ * its execution id only from the response, which can arrive after the execution ended), so both sides put,
+ * then look for the other; the atomic remove makes sure each execution is counted once.
+ */
+final class Tracker {
+    private record Pending(long dueNanos, LatencyWindow window) {
+    }
+
+    private record Ended(long atNanos, boolean success) {
+    }
+
+    private static final long FORGET_UNKNOWN_NANOS = 60_000_000_000L;
+
+    private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Ended> unmatched = new ConcurrentHashMap<>();
+    private final AtomicLong completions = new AtomicLong();
+
+    /** An execution due at {@code dueNanos} was started (or its start failed) and belongs to {@code window}. */
+    void started(String executionId, long dueNanos, LatencyWindow window) {
+        window.expectOne();
+        Pending p = new Pending(dueNanos, window);
+        pending.put(executionId, p);
+        Ended ended = unmatched.remove(executionId);
+        if (ended != null && pending.remove(executionId, p)) {
+            finish(p, ended);
+        }
+    }
+
+    /** A start that never reached the engine: counted as a failure of its window. */
+    void startFailed(LatencyWindow window) {
+        window.expectOne();
+        window.recordFailure();
+    }
+
+    /** A terminal snapshot of {@code executionId} was observed at {@code atNanos}. */
+    void ended(String executionId, long atNanos, boolean success) {
+        Pending p = pending.remove(executionId);
+        if (p != null) {
+            finish(p, new Ended(atNanos, success));
+            return;
+        }
+        Ended ended = new Ended(atNanos, success);
+        unmatched.put(executionId, ended);
+        Pending late = pending.remove(executionId);
+        if (late != null && unmatched.remove(executionId, ended)) {
+            finish(late, ended);
+        }
+    }
+
+    /** Forgets terminal snapshots nobody claimed for a minute (executions this run did not start). */
+    void forgetUnknown(long nowNanos) {
+        unmatched.values().removeIf(e -> nowNanos - e.atNanos() > FORGET_UNKNOWN_NANOS);
+    }
+
+    /** Executions of this run that ended so far. */
+    long completions() {
+        return completions.get();
+    }
+
+    private void finish(Pending p, Ended e) {
+        completions.incrementAndGet();
+        if (e.success()) {
+            p.window().recordSuccess(e.atNanos() - p.dueNanos());
+        } else {
+            p.window().recordFailure();
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package io.millrace.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.broker.EmbeddedKafkaBroker;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** The Kafka floor on a real broker: every record sent on schedule is consumed and measured. */
+class FloorProbeTest {
+
+    @Test
+    void shouldMeasureEveryRecordOfTheWindow() throws Exception {
+        // given
+        String servers = EmbeddedKafkaBroker.shared().bootstrapServers();
+        FloorProbe probe = FloorProbe.create(servers, "floor-" + UUID.randomUUID(), 2, (short) 1);
+
+        // when: 100 records/s for one second
+        LatencyWindow window = probe.measure(100, Duration.ofSeconds(1));
+        probe.delete();
+
+        // then
+        assertThat(window.expected()).isEqualTo(100);
+        assertThat(window.completed()).isEqualTo(100);
+        assertThat(window.failuresAndMissing()).isZero();
+        assertThat(window.percentileMs(50)).isPositive();
+        assertThat(window.maxMs()).isGreaterThanOrEqualTo(window.percentileMs(50));
+    }
+}

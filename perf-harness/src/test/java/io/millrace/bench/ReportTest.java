@@ -1,0 +1,302 @@
+package io.millrace.bench;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.IntStream;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+class ReportTest {
+
+    private static RateResult row(String workload, String guarantee, String settings, double offered, double p50) {
+        return new RateResult(workload, guarantee, settings, offered, offered * 0.99, p50, p50 * 2, p50 * 4, p50 * 8,
+                p50 * 10, 0, 1.5, 4, 120.0, 256.0, 10.0);
+    }
+
+    private static RateResult measured() {
+        return new RateResult("W1", "exactly_once_v2", "threads=4 linger.ms=5", 1000, 998.5, 12.345, 20, 45.6789,
+                80.1, 150, 3, 1.25, 6, 150.5, 512, Double.NaN);
+    }
+
+    @Nested
+    class Csv {
+
+        @Test
+        void shouldStartWithTheAgreedColumns() {
+            // when
+            String header = Report.csv(List.of()).lines().findFirst().orElseThrow();
+
+            // then
+            assertThat(header).startsWith(
+                    "workload,guarantee,offered_per_s,achieved_per_s,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,failures,"
+                            + "floor_p50_ms,");
+            assertThat(header).isEqualTo("workload,guarantee,offered_per_s,achieved_per_s,p50_ms,p90_ms,p99_ms,"
+                    + "p999_ms,max_ms,failures,floor_p50_ms,hops,floor_x_hops_ms,engine_cpu_pct,engine_heap_mb,"
+                    + "store_mb,settings");
+        }
+
+        @Test
+        void shouldWriteOneLinePerResultWithPlainDecimalsAndEmptyNaN() {
+            // given
+            var tiny = new RateResult("W2", "at_least_once", "", 0.5, 0.5, 0.000123, 1e-4, 1e7, 1e7, 1e7, 0, 0.2, 2,
+                    Double.NaN, Double.NaN, Double.NaN);
+
+            // when
+            List<String> lines = Report.csv(List.of(measured(), tiny)).lines().toList();
+
+            // then
+            assertThat(lines).hasSize(3);
+            assertThat(lines.get(1)).isEqualTo("W1,exactly_once_v2,1000.000,998.500,12.345,20.000,45.679,80.100,"
+                    + "150.000,3,1.250,6,7.500,150.500,512.000,,threads=4 linger.ms=5");
+            assertThat(lines.get(2)).isEqualTo("W2,at_least_once,0.500,0.500,0.000,0.000,10000000.000,10000000.000,"
+                    + "10000000.000,0,0.200,2,0.400,,,,");
+        }
+
+        @Test
+        void shouldQuoteSettingsContainingCommaOrQuote() {
+            // given
+            var commas = row("W1", "exactly_once_v2", "topics=a,b", 100, 5);
+            var quotes = row("W1", "exactly_once_v2", "name=\"x\"", 100, 5);
+
+            // when
+            List<String> lines = Report.csv(List.of(commas, quotes)).lines().toList();
+
+            // then
+            assertThat(lines.get(1)).endsWith(",\"topics=a,b\"");
+            assertThat(lines.get(2)).endsWith(",\"name=\"\"x\"\"\"");
+            assertThat(lines.get(1)).startsWith("W1,exactly_once_v2,100.000,");
+        }
+
+        @Test
+        void shouldKeepAQuotedNewlineInsideOneRecord() {
+            // given
+            var multiline = row("W1", "exactly_once_v2", "a=1\nb=2", 100, 5);
+
+            // when
+            String csv = Report.csv(List.of(multiline));
+
+            // then
+            assertThat(csv).endsWith(",\"a=1\nb=2\"\n");
+        }
+    }
+
+    @Nested
+    class Markdown {
+
+        @Test
+        void shouldWriteHeaderSeparatorAndOneRowPerResult() {
+            // given
+            List<RateResult> rows = List.of(measured(), row("W2", "at_least_once", "", 200, 3));
+
+            // when
+            List<String> lines = Report.markdown(rows).lines().toList();
+
+            // then
+            assertThat(lines).hasSize(4);
+            assertThat(cells(lines.get(0))).containsExactly("workload", "guarantee", "settings", "offered/s",
+                    "achieved/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "failures", "floor p50 ms",
+                    "floor×hops ms", "CPU %", "heap MiB", "store MiB");
+            assertThat(cells(lines.get(1))).allMatch(cell -> cell.matches("-{3,}:?"));
+            assertThat(cells(lines.get(2))).containsExactly("W1", "exactly_once_v2", "threads=4 linger.ms=5",
+                    "1000.0", "998.5", "12.3", "20.0", "45.7", "80.1", "150.0", "3", "1.25", "7.50", "150.5", "512.0",
+                    "-");
+            assertThat(cells(lines.get(3))).startsWith("W2", "at_least_once", "", "200.0");
+        }
+
+        @Test
+        void shouldShowUnknownValuesAsDash() {
+            // given
+            var unknown = new RateResult("W3", "exactly_once_v2", "", 10, Double.NaN, Double.NaN, Double.NaN,
+                    Double.NaN, Double.NaN, Double.NaN, 10, Double.NaN, 3, Double.NaN, Double.NaN, Double.NaN);
+
+            // when
+            List<String> lines = Report.markdown(List.of(unknown)).lines().toList();
+
+            // then
+            assertThat(cells(lines.get(2))).containsExactly("W3", "exactly_once_v2", "", "10.0", "-", "-", "-",
+                    "-", "-", "-", "10", "-", "-", "-", "-", "-");
+        }
+
+        @Test
+        void shouldEscapePipesInText() {
+            // given
+            var piped = row("W1", "exactly_once_v2", "a=x|y", 100, 5);
+
+            // when
+            String markdown = Report.markdown(List.of(piped));
+
+            // then
+            assertThat(markdown).contains("a=x\\|y");
+        }
+
+        private static List<String> cells(String line) {
+            assertThat(line).startsWith("|").endsWith("|");
+            String inner = line.substring(1, line.length() - 1);
+            return Arrays.stream(inner.split("(?<!\\\\)\\|", -1)).map(String::strip).toList();
+        }
+    }
+
+    @Nested
+    class Svg {
+
+        @Test
+        void shouldDrawFourPolylinesPerSeriesInValidXml() throws Exception {
+            // given two series of three rates, interleaved, and a third with one rate
+            List<RateResult> rows = new ArrayList<>();
+            for (int rate : new int[] {100, 200, 400}) {
+                rows.add(row("W1", "exactly_once_v2", "", rate, rate / 10.0));
+                rows.add(row("W1", "at_least_once", "", rate, rate / 20.0));
+            }
+            rows.add(row("W4", "exactly_once_v2", "threads=8", 50, 2));
+
+            // when
+            Document svg = parse(Report.svg(rows));
+
+            // then
+            assertThat(svg.getDocumentElement().getTagName()).isEqualTo("svg");
+            NodeList polylines = svg.getElementsByTagName("polyline");
+            assertThat(polylines.getLength()).isEqualTo(3 * 4);
+            assertThat(pointCount((Element) polylines.item(0))).isEqualTo(3);
+            assertThat(pointCount((Element) polylines.item(8))).isEqualTo(1);
+            assertThat(texts(svg)).contains("Latency percentiles against offered rate", "W1 exactly_once_v2",
+                    "W1 at_least_once", "W4 exactly_once_v2 threads=8", "p50", "p99", "p99.9", "Kafka floor × hops");
+        }
+
+        @Test
+        void shouldUseOneColorPerSeriesAndDashesPerPercentile() throws Exception {
+            // given
+            List<RateResult> rows = List.of(row("W1", "exactly_once_v2", "", 100, 5),
+                    row("W1", "at_least_once", "", 100, 5));
+
+            // when
+            NodeList polylines = parse(Report.svg(rows)).getElementsByTagName("polyline");
+
+            // then the lines run p50, p99, p99.9, floor for each series in turn
+            List<Element> lines = IntStream.range(0, polylines.getLength()).mapToObj(i -> (Element) polylines.item(i))
+                    .toList();
+            assertThat(lines.get(0).getAttribute("stroke")).isEqualTo(lines.get(1).getAttribute("stroke"))
+                    .isEqualTo(lines.get(2).getAttribute("stroke"))
+                    .isNotEqualTo(lines.get(4).getAttribute("stroke"));
+            assertThat(lines.get(0).getAttribute("stroke-dasharray")).isEmpty();
+            assertThat(lines.get(1).getAttribute("stroke-dasharray")).isNotEmpty();
+            assertThat(lines.get(2).getAttribute("stroke-dasharray")).isNotEmpty()
+                    .isNotEqualTo(lines.get(1).getAttribute("stroke-dasharray"));
+            assertThat(lines.get(3).getAttribute("stroke")).isEqualTo(lines.get(7).getAttribute("stroke"));
+        }
+
+        @Test
+        void shouldEscapeLabels() throws Exception {
+            // given
+            var odd = row("W<1>", "exactly_once_v2", "tag=\"a&b\" it's", 100, 5);
+
+            // when
+            String svg = Report.svg(List.of(odd));
+
+            // then
+            assertThat(svg).contains("W&lt;1&gt; exactly_once_v2 tag=&quot;a&amp;b&quot; it&apos;s");
+            assertThat(texts(parse(svg))).contains("W<1> exactly_once_v2 tag=\"a&b\" it's");
+        }
+
+        @Test
+        void shouldLabelDecadesCoveringTheDataAndClampZero() throws Exception {
+            // given latencies from 0 (clamped) up to 8 * 300 = 2400 ms
+            List<RateResult> rows = List.of(row("W1", "exactly_once_v2", "", 100, 0),
+                    row("W1", "exactly_once_v2", "", 200, 300));
+
+            // when
+            String svg = Report.svg(rows);
+
+            // then
+            assertThat(yAxisLabels(parse(svg))).containsExactly("1", "10", "100", "1000", "10000");
+            assertThat(svg).doesNotContain("NaN").doesNotContain("Infinity");
+        }
+
+        @Test
+        void shouldDrawASingleRow() throws Exception {
+            // given
+            var single = row("W1", "exactly_once_v2", "", 100, 5);
+
+            // when
+            Document svg = parse(Report.svg(List.of(single)));
+
+            // then
+            assertThat(svg.getElementsByTagName("polyline").getLength()).isEqualTo(4);
+            assertThat(svg.getElementsByTagName("circle").getLength()).isEqualTo(4);
+        }
+
+        @Test
+        void shouldLeaveUnknownLatenciesOut() throws Exception {
+            // given
+            var unknown = new RateResult("W1", "exactly_once_v2", "", 100, 0, Double.NaN, Double.NaN, Double.NaN,
+                    Double.NaN, Double.NaN, 100, Double.NaN, 3, Double.NaN, Double.NaN, Double.NaN);
+
+            // when
+            String svg = Report.svg(List.of(unknown));
+
+            // then
+            assertThat(parse(svg).getElementsByTagName("circle").getLength()).isZero();
+            assertThat(svg).doesNotContain("NaN");
+        }
+
+        @Test
+        void shouldSayNoDataForNoRows() throws Exception {
+            // when
+            Document svg = parse(Report.svg(List.of()));
+
+            // then
+            assertThat(svg.getElementsByTagName("polyline").getLength()).isZero();
+            assertThat(texts(svg)).contains("no data");
+        }
+
+        private static Document parse(String svg) throws Exception {
+            var factory = DocumentBuilderFactory.newInstance();
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            return factory.newDocumentBuilder().parse(new ByteArrayInputStream(svg.getBytes(UTF_8)));
+        }
+
+        private static List<String> texts(Document svg) {
+            NodeList texts = svg.getElementsByTagName("text");
+            return IntStream.range(0, texts.getLength()).mapToObj(i -> texts.item(i).getTextContent()).toList();
+        }
+
+        private static List<String> yAxisLabels(Document svg) {
+            NodeList texts = svg.getElementsByTagName("text");
+            return IntStream.range(0, texts.getLength()).mapToObj(i -> (Element) texts.item(i))
+                    .filter(text -> text.getAttribute("text-anchor").equals("end"))
+                    .map(Element::getTextContent).toList();
+        }
+
+        private static int pointCount(Element polyline) {
+            String points = polyline.getAttribute("points").strip();
+            return points.isEmpty() ? 0 : points.split(" ").length;
+        }
+    }
+
+    @Test
+    void shouldWriteTheThreeFiles(@TempDir Path tmp) throws Exception {
+        // given
+        Path dir = tmp.resolve("run-1/report");
+        List<RateResult> rows = List.of(measured());
+
+        // when
+        Report.write(dir, rows);
+
+        // then
+        assertThat(Files.readString(dir.resolve("results.md"), UTF_8)).isEqualTo(Report.markdown(rows));
+        assertThat(Files.readString(dir.resolve("results.csv"), UTF_8)).isEqualTo(Report.csv(rows));
+        assertThat(Files.readString(dir.resolve("latency.svg"), UTF_8)).isEqualTo(Report.svg(rows))
+                .contains("<polyline");
+    }
+}

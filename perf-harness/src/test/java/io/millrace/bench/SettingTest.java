@@ -1,0 +1,64 @@
+package io.millrace.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class SettingTest {
+
+    @Test
+    void shouldCompareEveryCombinationOfTheListedSettings() {
+        // given
+        var lists = new LinkedHashMap<String, List<?>>();
+        lists.put("processing-guarantee", List.of("exactly_once_v2", "at_least_once"));
+        lists.put("stream-threads", List.of());
+        lists.put("commit-interval-ms", List.of(20, 100));
+
+        // when
+        List<Setting> settings = Setting.combinations(lists, List.of(1, 2), Map.of("poll-ms", "0"));
+
+        // then
+        assertThat(settings).hasSize(8);
+        assertThat(settings.getFirst().guarantee("?")).isEqualTo("exactly_once_v2");
+        assertThat(settings.getFirst().describe()).isEqualTo("commit-interval-ms=20 poll-ms=0");
+        assertThat(settings.get(1).describe()).isEqualTo("commit-interval-ms=20 executors=2 poll-ms=0");
+        assertThat(settings.getLast().guarantee("?")).isEqualTo("at_least_once");
+        assertThat(settings.getLast().engineSettings("p.")).containsEntry("commit-interval-ms", "100")
+                .containsEntry("poll-ms", "0").containsEntry("topic-prefix", "p.").doesNotContainKey("stream-threads");
+    }
+
+    @Test
+    void shouldRunTheDefaultsWhenNothingIsListed() {
+        List<Setting> settings = Setting.combinations(Map.of("partitions", List.of()), List.of(), Map.of());
+
+        assertThat(settings).singleElement().satisfies(s -> {
+            assertThat(s.describe()).isEmpty();
+            assertThat(s.executors()).isEqualTo(1);
+            assertThat(s.guarantee("exactly_once_v2")).isEqualTo("exactly_once_v2");
+        });
+    }
+
+    @Test
+    void shouldRefuseFewerThanOneExecutor() {
+        assertThatThrownBy(() -> Setting.combinations(Map.of(), List.of(0), Map.of()))
+                .hasMessageContaining("--executors must be at least 1");
+    }
+
+    @Test
+    void shouldParseShortAndIsoDurations() {
+        var converter = new BenchCommand.DurationConverter();
+
+        assertThat(converter.convert("10s")).isEqualTo(Duration.ofSeconds(10));
+        assertThat(converter.convert("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(converter.convert("2m")).isEqualTo(Duration.ofMinutes(2));
+        assertThat(converter.convert("PT1.5S")).isEqualTo(Duration.ofMillis(1_500));
+        assertThatThrownBy(() -> converter.convert("soon")).isInstanceOf(CommandLine.TypeConversionException.class)
+                .hasMessageContaining("'soon' is not a duration");
+    }
+}

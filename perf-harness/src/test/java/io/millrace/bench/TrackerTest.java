@@ -1,0 +1,73 @@
+package io.millrace.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import org.junit.jupiter.api.Test;
+
+class TrackerTest {
+    private final Tracker tracker = new Tracker();
+    private final LatencyWindow window = new LatencyWindow();
+
+    @Test
+    void shouldMeasureFromTheDueTimeToTheTerminalSnapshot() {
+        // when
+        tracker.started("e1", 1_000_000, window);
+        tracker.ended("e1", 8_000_000, true);
+
+        // then
+        assertThat(window.percentileMs(50)).isCloseTo(7.0, within(0.01));
+        assertThat(tracker.completions()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldMatchAnEndThatArrivesBeforeTheStartIsKnown() {
+        // given: the REST answer with the id arrives after the terminal snapshot
+        tracker.ended("e1", 9_000_000, true);
+
+        // when
+        tracker.started("e1", 4_000_000, window);
+
+        // then
+        assertThat(window.percentileMs(50)).isCloseTo(5.0, within(0.01));
+        assertThat(window.failuresAndMissing()).isZero();
+    }
+
+    @Test
+    void shouldCountEachExecutionOnce() {
+        // when: a duplicate terminal snapshot
+        tracker.started("e1", 0, window);
+        tracker.ended("e1", 1_000_000, true);
+        tracker.ended("e1", 2_000_000, true);
+
+        // then
+        assertThat(window.completed()).isEqualTo(1);
+        assertThat(tracker.completions()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCountFailedExecutionsAndFailedStarts() {
+        // when
+        tracker.started("e1", 0, window);
+        tracker.ended("e1", 1_000_000, false);
+        tracker.startFailed(window);
+        tracker.started("e2", 0, window);
+
+        // then: one failed, one never started, one still running
+        assertThat(window.failuresAndMissing()).isEqualTo(3);
+        assertThat(window.percentileMs(50)).isNaN();
+    }
+
+    @Test
+    void shouldForgetEndsNobodyClaimed() {
+        // given
+        tracker.ended("foreign", 0, true);
+
+        // when: a minute and a bit later
+        tracker.forgetUnknown(61_000_000_000L);
+        tracker.started("foreign", 0, window);
+
+        // then: it stays open instead of matching a stale end
+        assertThat(window.completed()).isZero();
+    }
+}
