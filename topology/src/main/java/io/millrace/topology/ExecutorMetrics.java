@@ -25,6 +25,10 @@ final class ExecutorMetrics {
         registry.counter("millrace.executor.rejections", "kind", rejection.kind().name()).increment();
     }
 
+    void reemitted() {
+        registry.counter("millrace.executor.reemitted").increment();
+    }
+
     void deadLettered() {
         deadLetters.increment();
     }

@@ -114,6 +114,13 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             state.flush();
             outbox.send();
             decision.rejection().ifPresent(r -> rejected(command, r, original, now));
+            boolean duplicate = decision.rejection().filter(r -> r.kind() == Rejection.Kind.DUPLICATE).isPresent();
+            if (duplicate && settings.reemitDuplicates()) {
+                // maybe a replay after a crash: the state is stored, but what it sent may not have reached Kafka
+                Flow executionFlow = executionFlow(state);
+                effects.prepare(command.executionId(), decider.reemit(state, executionFlow), state, executionFlow, now).send();
+                metrics.reemitted();
+            }
             metrics.handled(command, decision);
         } catch (RuntimeException e) {
             LOG.error("Failed handling {} for execution {}", command.getClass().getSimpleName(), command.executionId(), e);
@@ -129,6 +136,11 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         if (command instanceof CreateExecution create) {
             return flows.find(create.namespace(), create.flowId(), create.revision());
         }
+        return executionFlow(state);
+    }
+
+    /** The flow at the revision the execution runs, or null when there is no execution or no such flow. */
+    private Flow executionFlow(StoreBackedState state) {
         return state.execution()
                 .map(e -> flows.find(e.namespace(), e.flowId(), e.flowRevision()))
                 .orElse(null);
@@ -192,7 +204,10 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         return Instant.ofEpochMilli(context.currentSystemTimeMs());
     }
 
-    /** The executor's tunables that are not the decider's. */
-    record ExecutorSettings(Duration lease, Duration timerInterval, Duration flowWait) {
+    /**
+     * The executor's tunables that are not the decider's. {@code reemitDuplicates}: under at-least-once a
+     * duplicate command sends the execution's snapshot and running dispatches again (see {@link Decider#reemit}).
+     */
+    record ExecutorSettings(Duration lease, Duration timerInterval, Duration flowWait, boolean reemitDuplicates) {
     }
 }

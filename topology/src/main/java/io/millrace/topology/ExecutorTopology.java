@@ -51,7 +51,7 @@ public final class ExecutorTopology {
         Topics topics = Topics.of(config);
         var expressions = new Expressions();
         var deciderSettings = new DeciderSettings(config.lease(), config.maxLostAttempts());
-        var settings = new ExecutorProcessor.ExecutorSettings(config.lease(), TIMER_INTERVAL, FLOW_WAIT);
+        var settings = new ExecutorProcessor.ExecutorSettings(config.lease(), TIMER_INTERVAL, FLOW_WAIT, !config.exactlyOnce());
         var string = Serdes.String();
 
         var topology = new Topology();

@@ -27,6 +27,7 @@ import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
+import io.millrace.serdes.avro.StateValue;
 import io.millrace.serdes.avro.TaskResultRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.nio.file.Path;
@@ -80,8 +81,12 @@ class ExecutorTopologyTest {
 
     @BeforeEach
     void startDriver() throws Exception {
+        start("exactly_once_v2");
+    }
+
+    private void start(String guarantee) throws Exception {
         config = ConfigLoader.load(Map.of(), Map.of("state-dir", stateDir.toString(), "lease", "PT10S",
-                "max-lost-attempts", "2"), null);
+                "max-lost-attempts", "2", "processing-guarantee", guarantee), null);
         topics = Topics.of(config);
         driver = new TopologyTestDriver(ExecutorTopology.build(config, new SimpleMeterRegistry()),
                 ExecutorTopology.properties(config), START);
@@ -299,6 +304,61 @@ class ExecutorTopologyTest {
                 "Source: Results.source (topics: [millrace.results])", "Processor: Flows.load (stores: [executor-flows])",
                 "Sink: Events.sink (topic: millrace.events)", "Sink: Snapshots.sink (topic: millrace.executions)",
                 "Sink: DeadLetters.sink (topic: millrace.dlq)", "Sink: Tasks.sink");
+    }
+
+    @Test
+    void shouldSendSnapshotAndRunningDispatchAgainForAReplayedResultUnderAtLeastOnce() throws Exception {
+        // given: at-least-once; first answered, second dispatched
+        driver.close();
+        start("at_least_once");
+        create("e1", Map.of("name", "Ada"));
+        WorkerTaskRecord first = tasks.readValue();
+        answer(first, State.SUCCESS, Map.of("value", "hello Ada"));
+        WorkerTaskRecord second = tasks.readValue();
+        snapshots.readValuesToList();
+        long eventsBefore = events.readValuesToList().size();
+
+        // when: the first result comes again, as after a crash that lost what its step sent
+        answer(first, State.SUCCESS, Map.of("value", "hello Ada"));
+
+        // then: the running attempt and the snapshot are sent again, nothing else changes
+        List<WorkerTaskRecord> redispatched = tasks.readValuesToList();
+        assertThat(redispatched).singleElement().satisfies(t -> {
+            assertThat(t.getTaskRunId()).isEqualTo(second.getTaskRunId());
+            assertThat(t.getAttempt()).isEqualTo(second.getAttempt());
+        });
+        assertThat(snapshots.readValuesToList()).singleElement()
+                .satisfies(s -> assertThat(s.getExecution().getState()).isEqualTo(StateValue.RUNNING));
+        assertThat(events.readValuesToList()).isEmpty();
+        assertThat(eventsBefore).isPositive();
+
+        // when: the run ends, and its last result is replayed too
+        answer(second, State.SUCCESS, Map.of("value", "hello Ada!"));
+        snapshots.readValuesToList();
+        answer(second, State.SUCCESS, Map.of("value", "hello Ada!"));
+
+        // then: the terminal snapshot is sent again
+        assertThat(snapshots.readValuesToList()).singleElement()
+                .satisfies(s -> assertThat(s.getExecution().getState()).isEqualTo(StateValue.SUCCESS));
+        assertThat(tasks.isEmpty()).isTrue();
+        assertThat(deadLetters.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldIgnoreAReplayedResultUnderExactlyOnce() {
+        // given
+        create("e1", Map.of("name", "Ada"));
+        WorkerTaskRecord first = tasks.readValue();
+        answer(first, State.SUCCESS, Map.of("value", "hello Ada"));
+        tasks.readValuesToList();
+        snapshots.readValuesToList();
+
+        // when: duplicates cannot come from a crash here, so nothing is sent again
+        answer(first, State.SUCCESS, Map.of("value", "hello Ada"));
+
+        // then
+        assertThat(tasks.isEmpty()).isTrue();
+        assertThat(snapshots.isEmpty()).isTrue();
     }
 
     private void create(String id, Map<String, Object> inputs) {

@@ -25,7 +25,9 @@ import io.millrace.core.flow.Inputs;
 import io.millrace.core.flow.OutputDef;
 import io.millrace.core.flow.TaskDef;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -69,6 +71,10 @@ public final class Decider {
                     + " to exist, but it does not");
         }
         if (execution.get().state().isTerminal()) {
+            if (command instanceof TaskResult result && execution.get().taskRun(result.taskRunId())
+                    .filter(run -> alreadyApplied(run, result)).isPresent()) {
+                return Decision.rejected(Rejection.Kind.DUPLICATE, appliedAlready(result));
+            }
             return Decision.rejected(Rejection.Kind.STALE, "Execution " + command.executionId()
                     + " is already " + execution.get().state());
         }
@@ -97,6 +103,41 @@ public final class Decider {
                 .forEach(run -> step.emit(new TaskRunCompleted(run.id(), State.FAILED, Map.of(), reason, now)));
         step.emit(new ExecutionCompleted(State.FAILED, null, reason, now));
         return step.decision();
+    }
+
+    /**
+     * What the stored state already implies must have been sent: the snapshot, and the current attempt of every
+     * running task run. After a crash under at-least-once the state may have reached its changelog while these
+     * records did not; the replayed command is then a duplicate, and this is what is sent again. No events: the
+     * state does not change.
+     */
+    public Decision reemit(ExecutionView state, Flow flow) {
+        Execution execution = state.execution().orElse(null);
+        if (execution == null) {
+            return new Decision(List.of(), List.of(), Optional.empty());
+        }
+        var effects = new ArrayList<Effect>();
+        if (flow != null && !execution.state().isTerminal()) {
+            for (TaskRun run : execution.taskRuns()) {
+                Optional<Attempt> current = run.currentAttempt().filter(a -> a.state() == State.RUNNING);
+                Optional<TaskDef> task = flow.task(run.taskId());
+                if (!run.state().isTerminal() && current.isPresent() && task.isPresent()) {
+                    effects.add(new Effect.DispatchTask(execution.id(), run.id(), current.get().number(), task.get()));
+                }
+            }
+        }
+        effects.add(new Effect.EmitSnapshot(execution.id()));
+        return new Decision(List.of(), effects, Optional.empty());
+    }
+
+    /** The result's attempt ended already, in the state the result reports: this result was applied before. */
+    private static boolean alreadyApplied(TaskRun run, TaskResult result) {
+        return run.attempts().stream()
+                .anyMatch(a -> a.number() == result.attempt() && a.state() == result.state() && result.state().isTerminal());
+    }
+
+    private static String appliedAlready(TaskResult result) {
+        return "Result " + result.state() + " of " + result.taskRunId() + " attempt " + result.attempt() + " was applied already";
     }
 
     private void create(Step step, Flow flow, CreateExecution create, Instant now) {
@@ -132,6 +173,10 @@ public final class Decider {
     private void result(Step step, Flow flow, TaskResult result, Instant now) {
         Optional<TaskRun> run = step.execution().taskRun(result.taskRunId());
         Optional<Attempt> attempt = run.flatMap(TaskRun::currentAttempt);
+        if (run.isPresent() && alreadyApplied(run.get(), result)) {
+            step.reject(Rejection.Kind.DUPLICATE, appliedAlready(result));
+            return;
+        }
         if (run.isEmpty() || run.get().state().isTerminal() || attempt.isEmpty()
                 || attempt.get().number() != result.attempt()) {
             step.reject(Rejection.Kind.STALE, "Expected a result for the current attempt of a running task run, but "

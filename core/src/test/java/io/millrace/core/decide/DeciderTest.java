@@ -552,7 +552,7 @@ class DeciderTest {
         }
 
         @Test
-        void shouldRejectResultOfEndedTaskRunAsStale() {
+        void shouldRejectResultOfEndedTaskRunAsDuplicateOrStale() {
             // given: t1 already succeeded once
             var driver = ExecutionDriver.flow(LINEAR);
             driver.create();
@@ -563,13 +563,29 @@ class DeciderTest {
             Decision duplicate = driver.resultFor(driver.runId("t1"), 1, State.SUCCESS, Map.of("value", "first"));
             Decision contradicting = driver.resultFor(driver.runId("t1"), 1, State.FAILED, Map.of());
 
-            // then
-            assertThat(duplicate.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.STALE);
+            // then: the replay is told apart from a result that was never applied
+            assertThat(duplicate.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.DUPLICATE);
             assertThat(contradicting.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.STALE);
             assertThat(duplicate.events()).isEmpty();
             assertThat(contradicting.events()).isEmpty();
             assertThat(driver.execution()).isEqualTo(before);
             assertThat(driver.state().outputs(driver.runId("t1"))).containsEntry("value", "first");
+        }
+
+        @Test
+        void shouldRecogniseTheReplayOfTheResultThatEndedTheExecution() {
+            // given: the last result ended the execution
+            var driver = ExecutionDriver.flow(LINEAR);
+            driver.create();
+            driver.succeed("t1");
+            driver.succeed("t2");
+
+            // when: it is delivered again (a replay after a crash under at-least-once)
+            Decision decision = driver.resultFor(driver.runId("t2"), 1, State.SUCCESS, Map.of());
+
+            // then
+            assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.DUPLICATE);
+            assertThat(decision.events()).isEmpty();
         }
 
         @Test
@@ -586,6 +602,62 @@ class DeciderTest {
             assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.INVALID);
             assertThat(decision.events()).isEmpty();
             assertThat(driver.execution()).isEqualTo(before);
+        }
+    }
+
+    @Nested
+    class Reemit {
+
+        @Test
+        void shouldSendTheSnapshotAndTheRunningAttemptAgain() {
+            // given: t1 succeeded, t2 attempt 1 is running
+            var driver = ExecutionDriver.flow(LINEAR);
+            driver.create();
+            driver.succeed("t1");
+            Execution before = driver.execution();
+
+            // when
+            Decision decision = driver.reemit();
+
+            // then
+            assertThat(decision.events()).isEmpty();
+            assertThat(decision.rejection()).isEmpty();
+            assertThat(dispatchedTaskIds(decision)).containsExactly("t2");
+            assertThat(decision.effects()).filteredOn(Effect.DispatchTask.class::isInstance)
+                    .singleElement().extracting(e -> ((Effect.DispatchTask) e).attempt()).isEqualTo(1);
+            assertThat(decision.effects()).contains(new Effect.EmitSnapshot(EXECUTION_ID));
+            assertThat(scheduledTimers(decision)).isEmpty();
+            assertThat(driver.execution()).isEqualTo(before);
+        }
+
+        @Test
+        void shouldSendOnlyTheSnapshotOfAnEndedExecution() {
+            // given
+            var driver = ExecutionDriver.flow(LINEAR);
+            driver.create();
+            driver.succeed("t1");
+            driver.succeed("t2");
+
+            // when
+            Decision decision = driver.reemit();
+
+            // then
+            assertThat(decision.effects()).containsExactly(new Effect.EmitSnapshot(EXECUTION_ID));
+        }
+
+        @Test
+        void shouldSendTheCurrentAttemptAfterARedispatch() {
+            // given: attempt 1 of t1 was lost, attempt 2 runs
+            var driver = ExecutionDriver.flow(LINEAR);
+            driver.create();
+            driver.advance(LEASE).fireLease("t1", 1);
+
+            // when
+            Decision decision = driver.reemit();
+
+            // then
+            assertThat(decision.effects()).filteredOn(Effect.DispatchTask.class::isInstance)
+                    .singleElement().extracting(e -> ((Effect.DispatchTask) e).attempt()).isEqualTo(2);
         }
     }
 
@@ -849,7 +921,7 @@ class DeciderTest {
             // when
             driver.advance(LEASE.multipliedBy(3));
             List<Decision> decisions = List.of(
-                    driver.resultFor(driver.runId("t2"), 1, State.SUCCESS, Map.of()),
+                    driver.resultFor(driver.runId("t2"), 1, State.FAILED, Map.of()),
                     driver.resultFor(driver.runId("t2"), 1, State.RUNNING, Map.of()),
                     driver.fireLease("t2", 1),
                     driver.kill());

@@ -113,6 +113,11 @@ final class ExecutionDriver {
         return record(decider.decide(state, flow, command, now));
     }
 
+    /** What the decider would send again for the stored state (no command, no events). */
+    Decision reemit() {
+        return record(decider.reemit(state, flow));
+    }
+
     private Decision record(Decision decision) {
         log.addAll(decision.events());
         return decision;

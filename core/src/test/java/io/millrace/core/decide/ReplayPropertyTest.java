@@ -369,8 +369,10 @@ class ReplayPropertyTest {
                                 .filter(a -> a.number() == result.attempt())
                                 .orElse(null);
                         if (current == null) {
-                            // (stale) anything but the current attempt of a running task run changes nothing
-                            assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.STALE);
+                            // (stale) anything but the current attempt of a running task run changes nothing;
+                            // the very result that ended an attempt is told apart as a duplicate
+                            assertThat(decision.rejection()).map(Rejection::kind)
+                                    .hasValue(wasApplied(before, result) ? Rejection.Kind.DUPLICATE : Rejection.Kind.STALE);
                         } else if (result.state() == State.RUNNING) {
                             assertThat(decision.events()).singleElement().isInstanceOf(TaskRunLeaseExtended.class);
                         } else if (List.of(State.SUCCESS, State.WARNING, State.FAILED).contains(result.state())) {
@@ -400,6 +402,13 @@ class ReplayPropertyTest {
                 }
             }
 
+            /** The result's attempt ended in the state the result reports. */
+            private static boolean wasApplied(Execution before, TaskResult result) {
+                return result.state().isTerminal() && before.taskRun(result.taskRunId()).stream()
+                        .flatMap(run -> run.attempts().stream())
+                        .anyMatch(a -> a.number() == result.attempt() && a.state() == result.state());
+            }
+
             private void checkStep(Command command, Execution before, Decision decision, int eventsBefore) {
                 // a rejected command changes nothing
                 if (decision.rejection().isPresent()) {
@@ -411,7 +420,9 @@ class ReplayPropertyTest {
                 if (before != null && before.state().isTerminal()) {
                     assertThat(decision.events()).as("events after the execution ended").isEmpty();
                     assertThat(decision.rejection()).map(Rejection::kind).hasValueSatisfying(kind -> assertThat(kind)
-                            .isEqualTo(command instanceof CreateExecution ? Rejection.Kind.DUPLICATE : Rejection.Kind.STALE));
+                            .isEqualTo(command instanceof CreateExecution
+                                    || command instanceof TaskResult r && wasApplied(before, r)
+                                    ? Rejection.Kind.DUPLICATE : Rejection.Kind.STALE));
                 }
                 // a snapshot is emitted exactly when something happened
                 assertThat(decision.effects().stream().filter(Effect.EmitSnapshot.class::isInstance).count())
