@@ -13,6 +13,7 @@ import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionCompletedEvent;
+import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.worker.Worker;
 import java.io.File;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -29,17 +31,22 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Kills the executor process with SIGKILL while 200 executions are in flight, starts it again and
- * checks on the events topic that every execution completed exactly once.
+ * Kills the executor process with SIGKILL while 200 executions are in flight, starts it again and checks that every
+ * execution reached exactly one outcome, SUCCESS. Under exactly-once each ends with exactly one ExecutionCompleted
+ * event; under at-least-once the terminal snapshot may be sent again after the crash, so the check reads the
+ * executions topic and asks for one outcome per execution, none missing.
  */
 class ExecutorCrashRecoveryTest {
     private static final int EXECUTIONS = 200;
+    private static final Set<String> TERMINAL = Set.of("SUCCESS", "WARNING", "FAILED", "KILLED");
     private static final String FLOW = """
             id: crash
             namespace: test.crash
@@ -59,34 +66,38 @@ class ExecutorCrashRecoveryTest {
     @TempDir
     Path stateDir;
 
-    @Test
-    void shouldCompleteEveryExecutionExactlyOnceAcrossAnExecutorKill() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"exactly_once_v2", "at_least_once"})
+    void shouldCompleteEveryExecutionOnceAcrossAnExecutorKill(String guarantee) throws Exception {
         // given
         String prefix = "crash" + UUID.randomUUID().toString().substring(0, 8) + ".";
         String servers = EmbeddedKafkaBroker.shared().bootstrapServers();
         Map<String, String> settings = Map.of("bootstrap-servers", servers, "topic-prefix", prefix,
-                "state-dir", stateDir.toString(), "lease", "PT10S", "kafka.consumer.session.timeout.ms", "6000");
+                "state-dir", stateDir.toString(), "lease", "PT10S", "kafka.consumer.session.timeout.ms", "6000",
+                "processing-guarantee", guarantee);
         MillraceConfig config = ConfigLoader.load(Map.of(), settings, null);
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, topics.executorTopics(List.of(config.workerGroup())));
         publishFlow(config, topics);
         Process executor = startExecutor(settings);
-        try (Worker worker = Worker.start(config); var events = eventsConsumer(config, topics)) {
+        try (Worker worker = Worker.start(config); var outcomes = new Outcomes(config, topics)) {
             // when: executions are started over ~4 s, and the executor is killed once some have completed
             var starter = Thread.ofVirtual().start(() -> startExecutions(config, topics));
-            Map<String, Integer> completions = new HashMap<>();
-            awaitCompletions(events, completions, 20, Duration.ofSeconds(120));
+            outcomes.await(20, Duration.ofSeconds(120));
             executor.destroyForcibly().waitFor();
-            int beforeKill = completions.size();
+            int beforeKill = outcomes.endings.size();
             executor = startExecutor(settings);
             starter.join();
-            awaitCompletions(events, completions, EXECUTIONS, Duration.ofSeconds(180));
-            drain(events, completions, Duration.ofSeconds(3));
+            outcomes.await(EXECUTIONS, Duration.ofSeconds(180));
+            outcomes.drain(Duration.ofSeconds(3));
 
-            // then
+            // then: none lost, each ended once and in SUCCESS
             assertThat(beforeKill).isLessThan(EXECUTIONS);
-            assertThat(completions).hasSize(EXECUTIONS);
-            assertThat(completions.values()).allMatch(count -> count == 1);
+            assertThat(outcomes.endings).hasSize(EXECUTIONS);
+            assertThat(outcomes.endings.values()).allSatisfy(states -> assertThat(states).containsOnly("SUCCESS"));
+            if (config.exactlyOnce()) {
+                assertThat(outcomes.endings.values()).allSatisfy(states -> assertThat(states).hasSize(1));
+            }
         } finally {
             executor.destroyForcibly().waitFor();
         }
@@ -127,39 +138,60 @@ class ExecutorCrashRecoveryTest {
         return Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all");
     }
 
-    private static KafkaConsumer<String, EventRecord> eventsConsumer(MillraceConfig config, Topics topics) {
-        var consumer = new KafkaConsumer<>(Map.<String, Object>of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
-                new StringDeserializer(), topics.events().valueSerde().deserializer());
-        var partitions = consumer.partitionsFor(topics.events().name()).stream()
-                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-        consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
-        return consumer;
-    }
+    /**
+     * The outcomes seen so far, execution id to terminal states: from ExecutionCompleted events under exactly-once
+     * (each must come once), from terminal snapshots under at-least-once (a snapshot may be sent again).
+     */
+    private static final class Outcomes implements AutoCloseable {
+        final Map<String, List<String>> endings = new HashMap<>();
+        private final KafkaConsumer<String, Object> consumer;
 
-    private static void awaitCompletions(KafkaConsumer<String, EventRecord> events, Map<String, Integer> completions,
-            int wanted, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (completions.size() < wanted && System.nanoTime() < deadline) {
-            count(events, completions, Duration.ofMillis(200));
+        @SuppressWarnings("unchecked")
+        Outcomes(MillraceConfig config, Topics topics) {
+            Topics.Topic<?> topic = config.exactlyOnce() ? topics.events() : topics.executions();
+            consumer = new KafkaConsumer<>(Map.<String, Object>of(
+                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
+                    ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
+                    new StringDeserializer(), (Deserializer<Object>) topic.valueSerde().deserializer());
+            var partitions = consumer.partitionsFor(topic.name()).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
         }
-    }
 
-    private static void drain(KafkaConsumer<String, EventRecord> events, Map<String, Integer> completions, Duration quiet) {
-        long deadline = System.nanoTime() + quiet.toNanos();
-        while (System.nanoTime() < deadline) {
-            count(events, completions, Duration.ofMillis(200));
-        }
-    }
-
-    private static void count(KafkaConsumer<String, EventRecord> events, Map<String, Integer> completions, Duration poll) {
-        for (var record : events.poll(poll)) {
-            if (record.value().getPayload() instanceof ExecutionCompletedEvent completed) {
-                assertThat(completed.getState().name()).as("state of %s", record.key()).isEqualTo("SUCCESS");
-                completions.merge(record.key(), 1, Integer::sum);
+        void await(int wanted, Duration timeout) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (endings.size() < wanted && System.nanoTime() < deadline) {
+                poll();
             }
         }
+
+        void drain(Duration quiet) {
+            long deadline = System.nanoTime() + quiet.toNanos();
+            while (System.nanoTime() < deadline) {
+                poll();
+            }
+        }
+
+        private void poll() {
+            for (var record : consumer.poll(Duration.ofMillis(200))) {
+                String state = switch (record.value()) {
+                    case EventRecord event when event.getPayload() instanceof ExecutionCompletedEvent completed ->
+                            completed.getState().name();
+                    case ExecutionSnapshot snapshot when TERMINAL.contains(snapshot.getExecution().getState().name()) ->
+                            snapshot.getExecution().getState().name();
+                    default -> null;
+                };
+                if (state != null) {
+                    endings.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(state);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            consumer.close();
+        }
     }
+
 }
