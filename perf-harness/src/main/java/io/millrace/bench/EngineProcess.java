@@ -1,9 +1,6 @@
 package io.millrace.bench;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -54,22 +50,10 @@ final class EngineProcess implements AutoCloseable {
             var args = new ArrayList<>(List.of("standalone", "--data-dir", data.toString(), "--port", "0",
                     "--kafka-port", Integer.toString(freePort())));
             addSettings(args, settings);
-            var up = new CompletableFuture<Matcher>();
-            Process standalone = launch(mainClass, args, logDir.resolve("engine-standalone.log"), line -> {
-                Matcher m = UP.matcher(line);
-                if (m.find()) {
-                    up.complete(m);
-                }
-            });
+            Path standaloneLog = logDir.resolve("engine-standalone.log");
+            Process standalone = launch(mainClass, args, standaloneLog);
             processes.add(standalone);
-            standalone.onExit().thenRun(() -> up.completeExceptionally(new IllegalStateException(
-                    "The engine exited with code " + standalone.exitValue() + " before it was up; see " + logDir.resolve("engine-standalone.log"))));
-            Matcher m;
-            try {
-                m = up.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
-            }
+            Matcher m = awaitUp(standalone, standaloneLog);
             URI api = URI.create(m.group(1));
             String bootstrap = m.group(2).trim();
             for (int i = 2; i <= executors; i++) {
@@ -77,7 +61,7 @@ final class EngineProcess implements AutoCloseable {
                 stateDirs.add(state);
                 var executorArgs = new ArrayList<>(List.of("executor", "--bootstrap-servers", bootstrap, "--set", "state-dir=" + state));
                 addSettings(executorArgs, settings);
-                processes.add(launch(mainClass, executorArgs, logDir.resolve("engine-executor-" + i + ".log"), line -> { }));
+                processes.add(launch(mainClass, executorArgs, logDir.resolve("engine-executor-" + i + ".log")));
             }
             return new EngineProcess(processes, stateDirs, api, bootstrap);
         } catch (IOException | InterruptedException | TimeoutException | RuntimeException e) {
@@ -131,25 +115,32 @@ final class EngineProcess implements AutoCloseable {
         });
     }
 
-    private static Process launch(String mainClass, List<String> args, Path log, java.util.function.Consumer<String> onLine)
-            throws IOException {
+    /**
+     * Starts a JVM whose output goes straight to {@code log} (the kernel writes it: a slow reader can never block
+     * the engine's logging).
+     */
+    private static Process launch(String mainClass, List<String> args, Path log) throws IOException {
         var command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), mainClass));
         command.addAll(args);
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        var out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true);
-        Thread.ofPlatform().name("bench-log-" + process.pid()).daemon().start(() -> {
-            try (var in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)); out) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    out.println(line);
-                    onLine.accept(line);
-                }
-            } catch (IOException e) {
-                out.println("bench: log copy ended: " + e);
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** Reads the log until the engine says it is up; fails if it exits first or takes too long. */
+    private static Matcher awaitUp(Process process, Path log) throws IOException, InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_SECONDS);
+        while (System.nanoTime() < deadline) {
+            Matcher m = UP.matcher(Files.readString(log, StandardCharsets.UTF_8));
+            if (m.find()) {
+                return m;
             }
-        });
-        return process;
+            if (!process.isAlive()) {
+                throw new IllegalStateException("The engine exited with code " + process.exitValue()
+                        + " before it was up; see " + log);
+            }
+            Thread.sleep(200);
+        }
+        throw new TimeoutException("The engine was not up within " + START_TIMEOUT_SECONDS + " s; see " + log);
     }
 
     private static int freePort() throws IOException {
