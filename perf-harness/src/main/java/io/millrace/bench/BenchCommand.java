@@ -131,8 +131,10 @@ public final class BenchCommand implements Callable<Integer> {
         Files.createDirectories(results);
         System.out.printf(Locale.ROOT, "Millrace bench: %s via %s, rates %s, %d setting(s); results in %s%n", workload, via, rates,
                 settings.size(), results.toAbsolutePath());
-        System.out.printf(Locale.ROOT, "Machine: %d cores, %d MiB max heap for the harness, Java %s%n",
-                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, Runtime.version());
+        long memoryMb = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getTotalMemorySize() >> 20;
+        System.out.printf(Locale.ROOT, "Machine: %d cores, %d MiB memory, Java %s%n",
+                Runtime.getRuntime().availableProcessors(), memoryMb, Runtime.version());
         var all = new ArrayList<RateResult>();
         int n = 0;
         for (Setting setting : settings) {
@@ -158,7 +160,9 @@ public final class BenchCommand implements Callable<Integer> {
         System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
         try (EngineProcess engine = EngineProcess.start(engineMainClass, work, logs, setting.engineSettings(topicPrefix), setting.executors());
              EngineProbe probe = EngineProbe.attach(engine.pids())) {
-            return measure(setting, setting.guarantee("exactly_once_v2"), engine.bootstrapServers(), engine.api(), probe, engine::storeMb);
+            // the engine inherits this environment, so its default guarantee may come from there
+            String guarantee = setting.guarantee(System.getenv().getOrDefault("MILLRACE_PROCESSING_GUARANTEE", "exactly_once_v2"));
+            return measure(setting, guarantee, engine.bootstrapServers(), engine.api(), probe, engine::storeMb);
         } finally {
             deleteRecursively(work);
         }
