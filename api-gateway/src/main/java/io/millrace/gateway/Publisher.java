@@ -4,6 +4,7 @@ import io.millrace.config.MillraceConfig;
 import io.millrace.core.command.Command;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.KafkaPassThrough;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.FlowRecord;
 import java.time.Duration;
@@ -17,7 +18,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * The gateway's one producer, for flow revisions and commands: idempotent, acks=all, so an
@@ -26,11 +26,13 @@ import org.apache.kafka.streams.StreamsConfig;
  */
 final class Publisher implements AutoCloseable {
     private final Producer<String, byte[]> producer;
-    private final Topics topics;
+    private final String flowsTopic;
+    private final String commandsTopic;
 
     Publisher(Producer<String, byte[]> producer, Topics topics) {
         this.producer = producer;
-        this.topics = topics;
+        this.flowsTopic = topics.flows().name();
+        this.commandsTopic = topics.commands().name();
     }
 
     static Publisher create(MillraceConfig config) {
@@ -39,30 +41,20 @@ final class Publisher implements AutoCloseable {
     }
 
     /**
-     * Defaults, then the pass-through Kafka properties a producer understands: plain ones (security,
-     * for instance) and {@code producer.}-prefixed ones, which win, as in Kafka Streams.
+     * Defaults, then the pass-through Kafka properties a producer understands ({@link KafkaPassThrough}), then
+     * what the gateway's answers depend on: a command is acknowledged only once durable and written once.
      */
     static Map<String, Object> properties(MillraceConfig config) {
         var props = new HashMap<String, Object>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         props.put(ProducerConfig.CLIENT_ID_CONFIG, config.topicPrefix() + "gateway-producer");
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 1);
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 20_000);
-        config.kafka().forEach((key, value) -> {
-            if (ProducerConfig.configNames().contains(key)) {
-                props.put(key, value);
-            }
-        });
-        String prefix = StreamsConfig.PRODUCER_PREFIX;
-        config.kafka().forEach((key, value) -> {
-            if (key.startsWith(prefix)) {
-                props.put(key.substring(prefix.length()), value);
-            }
-        });
+        props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER, ProducerConfig.configNames()));
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         return props;
     }
 
@@ -70,7 +62,7 @@ final class Publisher implements AutoCloseable {
     void publishFlow(FlowRecord flow) {
         String key = FlowMapper.key(flow.getNamespace(), flow.getId(), flow.getRevision());
         try {
-            send(topics.flows().name(), key, Topics.FLOW_SERDE.encode(flow)).get();
+            send(flowsTopic, key, Topics.FLOW_SERDE.encode(flow)).get();
         } catch (ExecutionException e) {
             throw ApiException.unavailable("Unable to store flow " + key + ": " + e.getCause().getMessage());
         } catch (InterruptedException e) {
@@ -81,7 +73,7 @@ final class Publisher implements AutoCloseable {
 
     /** Completes once the command, keyed by its execution id, is acknowledged. */
     CompletableFuture<Void> publishCommand(Command command) {
-        return send(topics.commands().name(), command.executionId(),
+        return send(commandsTopic, command.executionId(),
                 Topics.COMMAND_SERDE.encode(CommandMapper.toRecord(command)));
     }
 

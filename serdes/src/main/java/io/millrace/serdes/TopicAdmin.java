@@ -18,17 +18,7 @@ public final class TopicAdmin {
 
     /** Bootstrap servers plus the pass-through properties an admin client knows (security, timeouts), {@code admin.} ones first. */
     static Map<String, Object> adminProperties(MillraceConfig config) {
-        var props = new java.util.HashMap<String, Object>();
-        config.kafka().forEach((key, value) -> {
-            if (AdminClientConfig.configNames().contains(key)) {
-                props.put(key, value);
-            }
-        });
-        config.kafka().forEach((key, value) -> {
-            if (key.startsWith("admin.")) {
-                props.put(key.substring("admin.".length()), value);
-            }
-        });
+        var props = KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.ADMIN, AdminClientConfig.configNames());
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         return props;
     }

@@ -1,10 +1,9 @@
 package io.millrace.topology;
 
+import io.millrace.core.cache.LruCache;
 import io.millrace.core.flow.Flow;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.avro.FlowRecord;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -17,12 +16,7 @@ final class FlowLookup {
     private static final int CACHED_REVISIONS = 1_000;
 
     private final ReadOnlyKeyValueStore<String, FlowRecord> store;
-    private final Map<String, Flow> parsed = new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Flow> eldest) {
-            return size() > CACHED_REVISIONS;
-        }
-    };
+    private final LruCache<String, Flow> parsed = new LruCache<>(CACHED_REVISIONS);
 
     FlowLookup(ReadOnlyKeyValueStore<String, FlowRecord> store) {
         this.store = store;
@@ -31,13 +25,10 @@ final class FlowLookup {
     /** The flow at {@code revision}, or at its latest revision when {@code revision} is null; null if absent. */
     Flow find(String namespace, String id, Integer revision) {
         if (revision != null) {
-            String key = FlowMapper.key(namespace, id, revision);
-            Flow cached = parsed.get(key);
-            if (cached != null) {
-                return cached;
-            }
-            FlowRecord record = store.get(key);
-            return record == null ? null : remember(key, record);
+            return parsed.computeIfAbsent(FlowMapper.key(namespace, id, revision), key -> {
+                FlowRecord record = store.get(key);
+                return record == null ? null : FlowMapper.fromRecord(record);
+            });
         }
         try (KeyValueIterator<String, FlowRecord> latest =
                      store.reverseRange(FlowMapper.firstKey(namespace, id), FlowMapper.lastKey(namespace, id))) {
@@ -45,14 +36,7 @@ final class FlowLookup {
                 return null;
             }
             KeyValue<String, FlowRecord> entry = latest.next();
-            Flow cached = parsed.get(entry.key);
-            return cached != null ? cached : remember(entry.key, entry.value);
+            return parsed.computeIfAbsent(entry.key, key -> FlowMapper.fromRecord(entry.value));
         }
-    }
-
-    private Flow remember(String key, FlowRecord record) {
-        Flow flow = FlowMapper.fromRecord(record);
-        parsed.put(key, flow);
-        return flow;
     }
 }

@@ -1,25 +1,19 @@
 package io.millrace.worker;
 
 import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.KafkaPassThrough;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * The worker's consumer and producer properties: latency-oriented defaults, then the pass-through
- * {@code config.kafka()} entries, then the settings the worker's correctness depends on (not overridable).
- *
- * <p>Pass-through follows Kafka Streams' rules, so one {@code kafka.*} section serves the executor and the
- * worker: a plain key applies when the client knows it (e.g. {@code security.protocol}), a
- * {@code producer.}/{@code consumer.} key applies to that client only, prefix stripped, and wins.
+ * {@code config.kafka()} entries ({@link KafkaPassThrough}), then the settings the worker's correctness depends
+ * on (not overridable).
  */
 final class KafkaSettings {
-    static final String PRODUCER_PREFIX = "producer.";
-    static final String CONSUMER_PREFIX = "consumer.";
-
     private KafkaSettings() {
     }
 
@@ -37,7 +31,7 @@ final class KafkaSettings {
         props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
         // What one poll hands over is what may wait for a free slot: keep it near the concurrency.
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.max(1, Math.min(config.workerConcurrency(), 100)));
-        props.putAll(passThrough(config.kafka(), CONSUMER_PREFIX, ConsumerConfig.configNames()));
+        props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.CONSUMER, ConsumerConfig.configNames()));
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId(config));
         // Offsets are committed by the poll loop, only for records whose result was produced.
@@ -52,27 +46,11 @@ final class KafkaSettings {
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, workerId + "-results");
         // 1 ms costs no visible latency and lets concurrent results share a request.
         props.put(ProducerConfig.LINGER_MS_CONFIG, 1);
-        props.putAll(passThrough(config.kafka(), PRODUCER_PREFIX, ProducerConfig.configNames()));
+        props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER, ProducerConfig.configNames()));
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         // No loss and no reordering on retries: a heartbeat must never land after its attempt's final result.
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
-        return props;
-    }
-
-    /** Plain keys the client knows, then the prefixed ones with the prefix stripped (these win). */
-    static Map<String, Object> passThrough(Map<String, String> kafka, String prefix, Set<String> clientKeys) {
-        var props = new HashMap<String, Object>();
-        kafka.forEach((key, value) -> {
-            if (clientKeys.contains(key)) {
-                props.put(key, value);
-            }
-        });
-        kafka.forEach((key, value) -> {
-            if (key.startsWith(prefix)) {
-                props.put(key.substring(prefix.length()), value);
-            }
-        });
         return props;
     }
 }
