@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.execution.Execution;
-import io.millrace.core.execution.State;
-import io.millrace.core.execution.StateHistory;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.Inputs;
 import io.millrace.serdes.Json;
@@ -14,8 +12,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -63,8 +59,7 @@ final class ExecutionService {
         }
         String id = Ids.newExecutionId();
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
-        var created = new Execution(id, namespace, flowId, flow.revision(), inputs, labels(flow, request), State.CREATED,
-                List.of(new StateHistory(State.CREATED, now)), List.of(), null, null);
+        var created = Execution.created(id, namespace, flowId, flow.revision(), inputs, flow.labelsWith(request.labels()), now);
         // The given inputs, not the resolved ones: the executor resolves them again and stays the authority.
         var command = new CreateExecution(id, namespace, flowId, flow.revision(), request.inputs(), request.labels(), now);
 
@@ -109,12 +104,5 @@ final class ExecutionService {
         } catch (ApiException notReady) {
             return ExecutionJson.of(created, Map.of(), now);
         }
-    }
-
-    /** As the executor labels it: the flow's labels, overridden by the request's. */
-    private static Map<String, String> labels(Flow flow, ExecutionRequest request) {
-        var labels = new LinkedHashMap<>(flow.labels());
-        labels.putAll(request.labels());
-        return labels;
     }
 }

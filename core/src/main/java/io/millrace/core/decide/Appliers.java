@@ -27,9 +27,8 @@ public final class Appliers {
     private final Map<Class<? extends Event>, EventApplier<? extends Event>> byType = new HashMap<>();
 
     public Appliers() {
-        register(ExecutionCreated.class, (e, s) -> s.putExecution(new Execution(e.executionId(), e.namespace(),
-                e.flowId(), e.flowRevision(), e.inputs(), e.labels(), State.CREATED,
-                List.of(new StateHistory(State.CREATED, e.at())), List.of(), null, null)));
+        register(ExecutionCreated.class, (e, s) -> s.putExecution(Execution.created(e.executionId(), e.namespace(),
+                e.flowId(), e.flowRevision(), e.inputs(), e.labels(), e.at())));
         register(ExecutionStateChanged.class, (e, s) -> update(s, x -> x.transition(e.state(), e.at())));
         register(ExecutionCompleted.class, (e, s) ->
                 update(s, x -> x.transition(e.state(), e.at()).withResult(e.outputs(), e.error())));

@@ -70,11 +70,12 @@ public final class Decider {
             return Decision.rejected(Rejection.Kind.STALE, "Expected execution " + command.executionId()
                     + " to exist, but it does not");
         }
+        if (command instanceof TaskResult result && execution.get().taskRun(result.taskRunId())
+                .filter(run -> alreadyApplied(run, result)).isPresent()) {
+            return Decision.rejected(Rejection.Kind.DUPLICATE, "Result " + result.state() + " of " + result.taskRunId()
+                    + " attempt " + result.attempt() + " was applied already");
+        }
         if (execution.get().state().isTerminal()) {
-            if (command instanceof TaskResult result && execution.get().taskRun(result.taskRunId())
-                    .filter(run -> alreadyApplied(run, result)).isPresent()) {
-                return Decision.rejected(Rejection.Kind.DUPLICATE, appliedAlready(result));
-            }
             return Decision.rejected(Rejection.Kind.STALE, "Execution " + command.executionId()
                     + " is already " + execution.get().state());
         }
@@ -98,9 +99,7 @@ public final class Decider {
                     + (execution == null ? "there is none" : execution.id() + " is already " + execution.state()));
         }
         var step = new Step(state, appliers, execution.id());
-        step.execution().taskRuns().stream()
-                .filter(run -> !run.state().isTerminal())
-                .forEach(run -> step.emit(new TaskRunCompleted(run.id(), State.FAILED, Map.of(), reason, now)));
+        endOpenRuns(step, State.FAILED, reason, now);
         step.emit(new ExecutionCompleted(State.FAILED, null, reason, now));
         return step.decision();
     }
@@ -136,47 +135,37 @@ public final class Decider {
                 .anyMatch(a -> a.number() == result.attempt() && a.state() == result.state() && result.state().isTerminal());
     }
 
-    private static String appliedAlready(TaskResult result) {
-        return "Result " + result.state() + " of " + result.taskRunId() + " attempt " + result.attempt() + " was applied already";
-    }
-
     private void create(Step step, Flow flow, CreateExecution create, Instant now) {
         Map<String, Object> inputs;
         try {
             inputs = Inputs.resolve(flow.inputs(), create.inputs());
         } catch (Inputs.InvalidInputsException e) {
             step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
-                    create.inputs(), labels(flow, create), now));
+                    create.inputs(), flow.labelsWith(create.labels()), now));
             step.emit(new ExecutionCompleted(State.FAILED, null, e.getMessage(), now));
             return;
         }
         step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
-                inputs, labels(flow, create), now));
+                inputs, flow.labelsWith(create.labels()), now));
         step.emit(new ExecutionStateChanged(State.RUNNING, now));
         advance(step, flow, now);
     }
 
-    private static Map<String, String> labels(Flow flow, CreateExecution create) {
-        var labels = new LinkedHashMap<>(flow.labels());
-        labels.putAll(create.labels());
-        return labels;
-    }
-
     private void kill(Step step, Instant now) {
         step.emit(new ExecutionStateChanged(State.KILLING, now));
+        endOpenRuns(step, State.KILLED, "killed", now);
+        step.emit(new ExecutionCompleted(State.KILLED, null, "Killed on request", now));
+    }
+
+    private static void endOpenRuns(Step step, State state, String error, Instant now) {
         step.execution().taskRuns().stream()
                 .filter(run -> !run.state().isTerminal())
-                .forEach(run -> step.emit(new TaskRunCompleted(run.id(), State.KILLED, Map.of(), "killed", now)));
-        step.emit(new ExecutionCompleted(State.KILLED, null, "Killed on request", now));
+                .forEach(run -> step.emit(new TaskRunCompleted(run.id(), state, Map.of(), error, now)));
     }
 
     private void result(Step step, Flow flow, TaskResult result, Instant now) {
         Optional<TaskRun> run = step.execution().taskRun(result.taskRunId());
         Optional<Attempt> attempt = run.flatMap(TaskRun::currentAttempt);
-        if (run.isPresent() && alreadyApplied(run.get(), result)) {
-            step.reject(Rejection.Kind.DUPLICATE, appliedAlready(result));
-            return;
-        }
         if (run.isEmpty() || run.get().state().isTerminal() || attempt.isEmpty()
                 || attempt.get().number() != result.attempt()) {
             step.reject(Rejection.Kind.STALE, "Expected a result for the current attempt of a running task run, but "
@@ -229,23 +218,23 @@ public final class Decider {
         }
         Execution execution = step.execution();
         Progress main = Progress.of(flow.tasks(), execution);
-        if (main.next().isPresent() || main.waiting()) {
-            main.next().ifPresent(task -> startTask(step, task, now));
+        if (startNextOrWait(step, main, now)) {
             return;
         }
-        if (main.failed() && !flow.errors().isEmpty()) {
-            Progress errors = Progress.of(flow.errors(), execution);
-            if (errors.next().isPresent() || errors.waiting()) {
-                errors.next().ifPresent(task -> startTask(step, task, now));
-                return;
-            }
+        if (main.failed() && startNextOrWait(step, Progress.of(flow.errors(), execution), now)) {
+            return;
         }
         Progress finallyTasks = Progress.of(flow.finallyTasks(), execution);
-        if (finallyTasks.next().isPresent() || finallyTasks.waiting()) {
-            finallyTasks.next().ifPresent(task -> startTask(step, task, now));
+        if (startNextOrWait(step, finallyTasks, now)) {
             return;
         }
         complete(step, flow, main, finallyTasks, now);
+    }
+
+    /** Starts the branch's next task if it has one; true when the branch is not finished. */
+    private boolean startNextOrWait(Step step, Progress branch, Instant now) {
+        branch.next().ifPresent(task -> startTask(step, task, now));
+        return branch.next().isPresent() || branch.waiting();
     }
 
     /** A failure in the main tasks or in {@code finally} fails the execution; {@code errors} cannot rescue it. */

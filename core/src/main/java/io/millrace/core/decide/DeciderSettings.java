@@ -7,7 +7,6 @@ import java.time.Duration;
  * @param maxLostAttempts how many attempts may be lost to dead workers before the task run fails
  */
 public record DeciderSettings(Duration lease, int maxLostAttempts) {
-    public static final DeciderSettings DEFAULTS = new DeciderSettings(Duration.ofSeconds(30), 5);
 
     public DeciderSettings {
         if (lease.isNegative() || lease.isZero()) {

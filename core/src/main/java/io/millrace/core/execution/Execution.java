@@ -31,6 +31,13 @@ public record Execution(
         outputs = outputs == null ? null : Maps.immutable(outputs);
     }
 
+    /** A new execution, as it stands before it runs. */
+    public static Execution created(String id, String namespace, String flowId, int flowRevision, Map<String, Object> inputs,
+            Map<String, String> labels, Instant at) {
+        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, State.CREATED,
+                List.of(new StateHistory(State.CREATED, at)), List.of(), null, null);
+    }
+
     public Instant startDate() {
         return histories.getFirst().date();
     }

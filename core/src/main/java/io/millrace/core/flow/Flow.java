@@ -1,5 +1,6 @@
 package io.millrace.core.flow;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,6 +41,13 @@ public record Flow(
 
     public Flow withRevision(int newRevision) {
         return new Flow(namespace, id, newRevision, labels, inputs, tasks, errors, finallyTasks, outputs, source);
+    }
+
+    /** An execution's labels: the flow's, overridden by those given when it was started. */
+    public Map<String, String> labelsWith(Map<String, String> given) {
+        var merged = new LinkedHashMap<>(labels);
+        merged.putAll(given);
+        return merged;
     }
 
     /** Every task declared anywhere in the flow. */
