@@ -1,5 +1,6 @@
 package io.millrace.gateway;
 
+import io.millrace.core.cache.LruCache;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
 import io.millrace.core.flow.FlowValidationException;
@@ -8,9 +9,7 @@ import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.avro.FlowRecord;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
@@ -39,21 +38,18 @@ final class FlowService {
     private final Publisher publisher;
     private final Clock clock;
     private final Consumer<Set<String>> workerTopics;
+    /** Worker groups whose task topics this gateway made sure of (under the deploy lock). */
+    private final Set<String> ensuredGroups = new HashSet<>();
     /**
      * Deploys are rare; one lock keeps two concurrent deploys of a flow from taking the same revision.
      * Held while the revision is produced, until the broker acknowledges it.
      */
     private final ReentrantLock deploying = new ReentrantLock();
-    private final Map<String, Flow> parsed = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Flow> eldest) {
-            return size() > PARSED_CACHE_SIZE;
-        }
-    });
+    private final LruCache<String, Flow> parsed = new LruCache<>(PARSED_CACHE_SIZE);
 
     /**
      * @param workerTopics makes sure the task topics of the given worker groups exist, so the executor
-     *     never dispatches to a topic that is not there
+     *     never dispatches to a topic that is not there; called once per group, on the first deploy that uses it
      */
     FlowService(StoredFlows stored, FlowOverlay overlay, Publisher publisher, Clock clock,
             Consumer<Set<String>> workerTopics) {
@@ -82,7 +78,12 @@ final class FlowService {
                 return new Deployed(flow.namespace(), flow.id(), latest.get().getRevision());
             }
             int revision = latest.map(r -> r.getRevision() + 1).orElse(1);
-            workerTopics.accept(flow.allTasks().map(TaskDef::workerGroup).collect(Collectors.toSet()));
+            Set<String> newGroups = flow.allTasks().map(TaskDef::workerGroup).filter(g -> !ensuredGroups.contains(g))
+                    .collect(Collectors.toSet());
+            if (!newGroups.isEmpty()) {
+                workerTopics.accept(newGroups);
+                ensuredGroups.addAll(newGroups);
+            }
             FlowRecord record = FlowMapper.toRecord(flow.withRevision(revision), clock.instant().truncatedTo(ChronoUnit.MILLIS));
             publisher.publishFlow(record);
             overlay.remember(record);

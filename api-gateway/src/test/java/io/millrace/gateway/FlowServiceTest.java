@@ -57,6 +57,20 @@ class FlowServiceTest {
     }
 
     @Test
+    void shouldMakeSureOfEachWorkerGroupsTopicOnlyOnce() {
+        // given
+        flows.deploy("id: g\nnamespace: ns\ntasks:\n  - id: a\n    type: log\n    message: one\n");
+
+        // when: another revision, and a flow that adds a group
+        flows.deploy("id: g\nnamespace: ns\ntasks:\n  - id: a\n    type: log\n    message: two\n");
+        flows.deploy("id: h\nnamespace: ns\ntasks:\n  - id: a\n    type: log\n    message: one\n"
+                + "    workerGroup:\n      key: cpu\n");
+
+        // then
+        assertThat(ensuredGroups).containsExactly(Set.of("default"), Set.of("cpu"));
+    }
+
+    @Test
     void shouldRejectAnInvalidFlowWithEveryProblemAndProduceNothing() {
         // given
         String yaml = "id: f\nnamespace: ns\ntasks:\n  - id: a\n    type: nope\n  - id: b\n    type: log\n";
