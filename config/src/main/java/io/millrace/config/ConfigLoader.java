@@ -14,6 +14,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Builds a {@link MillraceConfig} from, lowest precedence first: defaults, a YAML file, environment
@@ -40,7 +42,8 @@ public final class ConfigLoader {
             Map.entry("data-dir", "data"));
     private static final Set<String> KEYS = DEFAULTS.keySet();
     /** MILLRACE_ variables read by the launcher or handled apart, not settings. */
-    private static final Set<String> NOT_SETTINGS = Set.of("MILLRACE_CONFIG", "MILLRACE_KAFKA_PROPERTIES", "MILLRACE_JAVA_OPTS", "MILLRACE_KAFKA_PORT");
+    private static final Set<String> NOT_SETTINGS = Set.of("MILLRACE_CONFIG", "MILLRACE_KAFKA_PROPERTIES", "MILLRACE_JAVA_OPTS",
+            "MILLRACE_KAFKA_PORT", "MILLRACE_CONFORMANCE_DIR");
 
     private ConfigLoader() {
     }
@@ -147,51 +150,34 @@ public final class ConfigLoader {
         }
 
         int positive(String key) {
-            try {
-                int value = Integer.parseInt(text(key));
-                if (value > 0) {
-                    return value;
-                }
-            } catch (NumberFormatException ignored) {
-                // reported below
-            }
-            throw invalid(key, "a positive whole number");
+            return checked(key, Integer::parseInt, value -> value > 0, "a positive whole number");
         }
 
         int port(String key) {
-            try {
-                int value = Integer.parseInt(text(key));
-                if (value >= 0 && value <= 65535) {
-                    return value;
-                }
-            } catch (NumberFormatException ignored) {
-                // reported below
-            }
-            throw invalid(key, "a port number from 0 to 65535");
+            return checked(key, Integer::parseInt, value -> value >= 0 && value <= 65535, "a port number from 0 to 65535");
         }
 
         long nonNegativeLong(String key) {
+            return checked(key, Long::parseLong, value -> value >= 0, "a whole number of 0 or more");
+        }
+
+        /** The value parsed and accepted, or an error naming the key, its source and what was expected. */
+        private <T> T checked(String key, Function<String, T> parse, Predicate<T> accept,
+                String expected) {
             try {
-                long value = Long.parseLong(text(key));
-                if (value >= 0) {
+                T value = parse.apply(text(key));
+                if (accept.test(value)) {
                     return value;
                 }
-            } catch (NumberFormatException ignored) {
+            } catch (NumberFormatException | DateTimeParseException ignored) {
                 // reported below
             }
-            throw invalid(key, "a whole number of 0 or more");
+            throw invalid(key, expected);
         }
 
         Duration duration(String key) {
-            try {
-                Duration value = Duration.parse(text(key));
-                if (!value.isNegative() && !value.isZero()) {
-                    return value;
-                }
-            } catch (DateTimeParseException ignored) {
-                // reported below
-            }
-            throw invalid(key, "a positive ISO-8601 duration such as PT30S");
+            return checked(key, Duration::parse, value -> !value.isNegative() && !value.isZero(),
+                    "a positive ISO-8601 duration such as PT30S");
         }
 
         ConfigException invalid(String key, String expected) {

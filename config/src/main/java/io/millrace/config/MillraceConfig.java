@@ -46,12 +46,6 @@ public record MillraceConfig(
                 workerConcurrency, port, waitTimeout, dataDir, kafka);
     }
 
-    public MillraceConfig withPort(int newPort) {
-        return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
-                streamThreads, pollMs, commitIntervalMs, stateDir, lease, maxLostAttempts, workerGroup,
-                workerConcurrency, newPort, waitTimeout, dataDir, kafka);
-    }
-
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, dir, lease, maxLostAttempts, workerGroup,

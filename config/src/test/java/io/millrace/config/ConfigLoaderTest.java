@@ -1,0 +1,79 @@
+package io.millrace.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldLayerDefaultsFileEnvironmentAndCommandLine() throws Exception {
+        // given: each source overrides the one before it for one key
+        Path file = Files.writeString(dir.resolve("millrace.yaml"), """
+                partitions: 6
+                poll-ms: 7
+                lease: PT45S
+                kafka:
+                  producer.linger.ms: 3
+                """);
+        Map<String, String> env = Map.of("MILLRACE_POLL_MS", "8", "MILLRACE_WORKER_GROUP", "gpu",
+                "MILLRACE_KAFKA_PROPERTIES", "consumer.fetch.max.wait.ms=50, num.standby.replicas=1");
+
+        // when
+        MillraceConfig config = ConfigLoader.load(env, Map.of("worker-group", "cpu"), file);
+
+        // then
+        assertThat(config.commitIntervalMs()).isEqualTo(20);
+        assertThat(config.partitions()).isEqualTo(6);
+        assertThat(config.lease()).isEqualTo(Duration.ofSeconds(45));
+        assertThat(config.pollMs()).isEqualTo(8);
+        assertThat(config.workerGroup()).isEqualTo("cpu");
+        assertThat(config.kafka()).containsExactlyInAnyOrderEntriesOf(Map.of("producer.linger.ms", "3",
+                "consumer.fetch.max.wait.ms", "50", "num.standby.replicas", "1"));
+    }
+
+    @Test
+    void shouldIgnoreTheVariablesThatAreNotSettings() {
+        // when
+        MillraceConfig config = ConfigLoader.load(Map.of("MILLRACE_CONFIG", "x.yaml", "MILLRACE_JAVA_OPTS", "-Xmx1g",
+                "MILLRACE_KAFKA_PORT", "19092", "MILLRACE_CONFORMANCE_DIR", "/somewhere", "PATH", "/bin"), Map.of(), null);
+
+        // then
+        assertThat(config).isEqualTo(MillraceConfig.defaults());
+    }
+
+    @Test
+    void shouldNameAnUnknownSettingAndWhereItCameFrom() {
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("MILLRACE_PARTITONS", "3"), Map.of(), null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("Unknown setting 'partitons' (from MILLRACE_PARTITONS)");
+    }
+
+    @Test
+    void shouldNameABadValueWhatWasExpectedAndItsSource() {
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("port", "70000"), null))
+                .hasMessage("Expected port to be a port number from 0 to 65535, but got '70000' (from --port)");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("partitions", "0"), null))
+                .hasMessageContaining("Expected partitions to be a positive whole number, but got '0'");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("MILLRACE_POLL_MS", "soon"), Map.of(), null))
+                .hasMessageContaining("Expected poll-ms to be a whole number of 0 or more, but got 'soon' (from MILLRACE_POLL_MS)");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("lease", "PT0S"), null))
+                .hasMessageContaining("Expected lease to be a positive ISO-8601 duration such as PT30S, but got 'PT0S'");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("processing-guarantee", "exactly_once"), null))
+                .hasMessageContaining("Expected processing-guarantee to be exactly_once_v2 or at_least_once");
+    }
+
+    @Test
+    void shouldRefuseMalformedKafkaPropertiesList() {
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of("MILLRACE_KAFKA_PROPERTIES", "linger.ms"), Map.of(), null))
+                .hasMessageContaining("found 'linger.ms'");
+    }
+}
