@@ -10,7 +10,6 @@ import io.millrace.serdes.avro.FlowRecord;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -87,13 +86,9 @@ final class HttpApi {
         });
         app.get("/api/v1/executions/{id}", ctx -> ctx.json(executions.get(ctx.pathParam("id"))));
 
-        app.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.getMessage(), e.details()));
         // Javalin's own answers: unknown routes (404), oversized bodies, ...
         app.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(), e.getMessage(), List.of()));
-        app.exception(Exception.class, (e, ctx) -> {
-            LOG.error("Unexpected failure on {} {}", ctx.method(), ctx.path(), e);
-            error(ctx, 500, "Internal error (" + e.getClass().getSimpleName() + "); see the gateway's log", List.of());
-        });
+        app.exception(Exception.class, (e, ctx) -> failed(ctx, e));
         return app;
     }
 
@@ -112,7 +107,6 @@ final class HttpApi {
     private static void failed(Context ctx, Throwable failure) {
         switch (failure) {
             case ApiException e -> error(ctx, e.status(), e.getMessage(), e.details());
-            case CancellationException e -> error(ctx, 503, "The request was cancelled", List.of());
             case org.apache.kafka.common.KafkaException e ->
                     error(ctx, 503, "Kafka did not accept the command: " + e.getMessage(), List.of());
             default -> {

@@ -29,7 +29,8 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
 
     public AvroSerde(Schema schema) {
         this.name = schema.getName();
-        this.encoder = new BinaryMessageEncoder<>(SpecificData.get(), schema);
+        // no copy inside the encoder: encode() copies its per-thread buffer into the record's bytes right away
+        this.encoder = new BinaryMessageEncoder<>(SpecificData.get(), schema, false);
         this.decoder = new BinaryMessageDecoder<>(SpecificData.get(), schema, HISTORY);
     }
 
