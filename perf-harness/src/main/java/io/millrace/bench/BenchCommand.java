@@ -106,12 +106,16 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--set", description = "Any other engine setting for every run, key=value (as for the engine)")
     Map<String, String> extra = new LinkedHashMap<>();
 
+    @Option(names = "--vary", description = "Any other engine setting to compare, key=value1,value2 (repeatable), "
+            + "e.g. kafka.producer.linger.ms=0,1")
+    Map<String, String> vary = new LinkedHashMap<>();
+
     public BenchCommand(String engineMainClass) {
         this.engineMainClass = engineMainClass;
     }
 
-    @Override
-    public Integer call() throws Exception {
+    /** Every engine setting to run: each combination of the listed values. */
+    List<Setting> settings() {
         var lists = new LinkedHashMap<String, List<?>>();
         lists.put("processing-guarantee", guarantees);
         lists.put("stream-threads", streamThreads);
@@ -119,7 +123,13 @@ public final class BenchCommand implements Callable<Integer> {
         lists.put("poll-ms", pollMs);
         lists.put("partitions", partitions);
         lists.put("worker-concurrency", workerConcurrency);
-        List<Setting> settings = Setting.combinations(lists, executors, extra);
+        vary.forEach((key, values) -> lists.put(key, List.of(values.split(","))));
+        return Setting.combinations(lists, executors, extra);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        List<Setting> settings = settings();
         if (bootstrapServers != null && settings.size() > 1) {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "A running engine has one setting: give lists of settings only when the harness starts the engine");

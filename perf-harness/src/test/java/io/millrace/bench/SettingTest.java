@@ -34,6 +34,24 @@ class SettingTest {
     }
 
     @Test
+    void shouldCompareAnyEngineSettingGivenWithVary() {
+        // given
+        var command = new BenchCommand("unused");
+        new CommandLine(command).parseArgs("--processing-guarantee", "at_least_once,exactly_once_v2",
+                "--vary", "kafka.producer.linger.ms=0,1", "--set", "poll-ms=2");
+
+        // when
+        List<Setting> settings = command.settings();
+
+        // then
+        assertThat(settings).extracting(Setting::describe).containsExactly(
+                "kafka.producer.linger.ms=0 poll-ms=2", "kafka.producer.linger.ms=1 poll-ms=2",
+                "kafka.producer.linger.ms=0 poll-ms=2", "kafka.producer.linger.ms=1 poll-ms=2");
+        assertThat(settings.get(1).engineSettings("p.")).containsEntry("kafka.producer.linger.ms", "1");
+        assertThat(settings.get(2).guarantee("?")).isEqualTo("exactly_once_v2");
+    }
+
+    @Test
     void shouldRunTheDefaultsWhenNothingIsListed() {
         List<Setting> settings = Setting.combinations(Map.of("partitions", List.of()), List.of(), Map.of());
 
