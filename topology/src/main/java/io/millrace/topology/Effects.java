@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
 import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecord;
@@ -37,11 +38,15 @@ final class Effects {
     private final ProcessorContext<String, Object> context;
     private final KeyValueStore<String, TimerRecord> timers;
     private final long leaseMillis;
+    private final LongConsumer wakeBy;
 
-    Effects(ProcessorContext<String, Object> context, KeyValueStore<String, TimerRecord> timers, Duration lease) {
+    /** @param wakeBy told the due time (epoch millis) of every timer stored */
+    Effects(ProcessorContext<String, Object> context, KeyValueStore<String, TimerRecord> timers, Duration lease,
+            LongConsumer wakeBy) {
         this.context = context;
         this.timers = timers;
         this.leaseMillis = lease.toMillis();
+        this.wakeBy = wakeBy;
     }
 
     /**
@@ -74,7 +79,10 @@ final class Effects {
         private final Map<String, TimerRecord> timers = new LinkedHashMap<>();
 
         void send() {
-            timers.forEach(Effects.this.timers::put);
+            timers.forEach((key, timer) -> {
+                Effects.this.timers.put(key, timer);
+                wakeBy.accept(timer.getDueAt().toEpochMilli());
+            });
             records.forEach(r -> context.forward(r.record(), r.sink()));
         }
     }

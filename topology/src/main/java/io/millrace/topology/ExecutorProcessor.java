@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -54,6 +53,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private KeyValueStore<String, CommandRecord> deferred;
     private FlowLookup flows;
     private Effects effects;
+    private Wakeup wakeup;
 
     ExecutorProcessor(Decider decider, ExecutorSettings settings, MeterRegistry registry) {
         this.decider = decider;
@@ -70,8 +70,9 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         this.deferred = context.getStateStore(Names.DEFERRED_STORE);
         KeyValueStore<String, FlowRecord> flowStore = context.getStateStore(Names.FLOWS_STORE);
         this.flows = new FlowLookup(flowStore);
-        this.effects = new Effects(context, timers, settings.lease());
-        context.schedule(settings.timerInterval(), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
+        this.wakeup = new Wakeup(context, settings.timerInterval(), this::punctuate);
+        this.effects = new Effects(context, timers, settings.lease(), wakeup::by);
+        wakeForWhatWaits();
     }
 
     @Override
@@ -107,6 +108,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             Flow flow = flowOf(command, state);
             if (flow == null && command instanceof CreateExecution create && shouldWaitForFlow(create, now)) {
                 deferred.put(create.executionId(), (CommandRecord) original);
+                wakeup.by(now.toEpochMilli());
                 return;
             }
             Decision decision = decider.decide(state, flow, command, now);
@@ -175,6 +177,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     }
 
     private void punctuate(long wallClockMillis) {
+        wakeup.cancel();
         Instant now = Instant.ofEpochMilli(wallClockMillis);
         var due = new ArrayList<KeyValue<String, TimerRecord>>();
         try (KeyValueIterator<String, TimerRecord> it = timers.range(null, TimerKeys.upTo(wallClockMillis))) {
@@ -187,6 +190,21 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             handle(new TimerFired(ExecutionMapper.fromRecord(entry.value), now), entry.value);
         }
         retryDeferred();
+        wakeForWhatWaits();
+    }
+
+    /** Schedules the next punctuation for the earliest timer, or at once for creates waiting for their flow. */
+    private void wakeForWhatWaits() {
+        try (KeyValueIterator<String, TimerRecord> first = timers.all()) {
+            if (first.hasNext()) {
+                wakeup.by(first.next().value.getDueAt().toEpochMilli());
+            }
+        }
+        try (KeyValueIterator<String, CommandRecord> waiting = deferred.all()) {
+            if (waiting.hasNext()) {
+                wakeup.by(context.currentSystemTimeMs());
+            }
+        }
     }
 
     private void retryDeferred() {

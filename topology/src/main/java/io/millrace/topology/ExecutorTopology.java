@@ -39,7 +39,7 @@ import org.apache.kafka.streams.state.Stores;
  * commands and results are co-partitioned by execution id, so one stream task owns an execution.
  */
 public final class ExecutorTopology {
-    /** How often the wall-clock punctuator looks for due timers. */
+    /** The least time between two wall-clock punctuations (which fire due timers and retry waiting creates). */
     static final Duration TIMER_INTERVAL = Duration.ofMillis(50);
     /** How long a create waits for a flow that is not in the flows store yet. */
     static final Duration FLOW_WAIT = Duration.ofSeconds(30);
