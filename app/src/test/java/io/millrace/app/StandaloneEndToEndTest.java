@@ -109,6 +109,44 @@ class StandaloneEndToEndTest {
         }
     }
 
+    @Test
+    void shouldForgetAFinishedExecutionOnceItsRetentionEnds() throws Exception {
+        // given: an engine that keeps finished executions for 2 s
+        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of(
+                "bootstrap-servers", EmbeddedKafkaBroker.shared().bootstrapServers(),
+                "topic-prefix", "ret" + UUID.randomUUID().toString().substring(0, 8) + ".",
+                "state-dir", stateDir.toString(), "port", "0", "retention", "PT2S"), null);
+        try (Engine engine = Engine.start(config)) {
+            String api = "http://localhost:" + engine.port() + "/api/v1";
+            send("POST", api + "/flows", JSON_TRANSFORM, 200);
+            String id = send("POST", api + "/executions/company.team/json-transform?wait=true", ORDER, 200).path("id").asText();
+            assertThat(send("GET", api + "/executions/" + id, null, 200).at("/state/current").asText()).isEqualTo("SUCCESS");
+
+            // when
+            int status = awaitStatus(api + "/executions/" + id, 404, Duration.ofSeconds(30));
+
+            // then: the gateway has dropped it, and the engine still runs the flow
+            assertThat(status).isEqualTo(404);
+            assertThat(send("POST", api + "/executions/company.team/json-transform?wait=true", ORDER, 200)
+                    .at("/state/current").asText()).isEqualTo("SUCCESS");
+        }
+    }
+
+    /** Polls the URL until it answers {@code wanted} or the time runs out; answers the last status. */
+    private int awaitStatus(String url, int wanted, Duration within) throws Exception {
+        long deadline = System.nanoTime() + within.toNanos();
+        int status;
+        do {
+            status = http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
+            if (status == wanted) {
+                return status;
+            }
+            Thread.sleep(200);
+        } while (System.nanoTime() < deadline);
+        return status;
+    }
+
     private static DeadLetterRecord deadLetterOfGarbage(MillraceConfig config) throws Exception {
         Topics topics = Topics.of(config);
         try (var producer = new KafkaProducer<>(Map.<String, Object>of("bootstrap.servers", config.bootstrapServers()),

@@ -21,6 +21,7 @@ public record MillraceConfig(
         Path stateDir,
         Duration lease,
         int maxLostAttempts,
+        Duration retention,
         String workerGroup,
         int workerConcurrency,
         int port,
@@ -42,13 +43,13 @@ public record MillraceConfig(
 
     public MillraceConfig withBootstrapServers(String servers) {
         return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
-                streamThreads, pollMs, commitIntervalMs, stateDir, lease, maxLostAttempts, workerGroup,
+                streamThreads, pollMs, commitIntervalMs, stateDir, lease, maxLostAttempts, retention, workerGroup,
                 workerConcurrency, port, waitTimeout, dataDir, kafka);
     }
 
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
-                streamThreads, pollMs, commitIntervalMs, dir, lease, maxLostAttempts, workerGroup,
+                streamThreads, pollMs, commitIntervalMs, dir, lease, maxLostAttempts, retention, workerGroup,
                 workerConcurrency, port, waitTimeout, dataDir, kafka);
     }
 

@@ -4,6 +4,7 @@ package io.millrace.serdes;
 import io.millrace.core.event.Event;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.event.ExecutionCreated;
+import io.millrace.core.event.ExecutionPurged;
 import io.millrace.core.event.ExecutionStateChanged;
 import io.millrace.core.event.TaskRunAttemptEnded;
 import io.millrace.core.event.TaskRunAttemptStarted;
@@ -13,6 +14,7 @@ import io.millrace.core.event.TaskRunLeaseExtended;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionCompletedEvent;
 import io.millrace.serdes.avro.ExecutionCreatedEvent;
+import io.millrace.serdes.avro.ExecutionPurgedEvent;
 import io.millrace.serdes.avro.ExecutionStateChangedEvent;
 import io.millrace.serdes.avro.TaskRunAttemptEndedEvent;
 import io.millrace.serdes.avro.TaskRunAttemptStartedEvent;
@@ -32,6 +34,7 @@ public final class EventMapper {
             case ExecutionStateChanged e -> new ExecutionStateChangedEvent(ExecutionMapper.toRecord(e.state()));
             case ExecutionCompleted e -> new ExecutionCompletedEvent(ExecutionMapper.toRecord(e.state()),
                     e.outputs() == null ? null : Json.write(e.outputs()), e.error());
+            case ExecutionPurged e -> new ExecutionPurgedEvent();
             case TaskRunCreated e -> new TaskRunCreatedEvent(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value());
             case TaskRunAttemptStarted e -> new TaskRunAttemptStartedEvent(e.taskRunId(), e.attempt(), e.leaseUntil());
             case TaskRunLeaseExtended e -> new TaskRunLeaseExtendedEvent(e.taskRunId(), e.attempt(), e.leaseUntil());
@@ -50,6 +53,7 @@ public final class EventMapper {
             case ExecutionStateChangedEvent e -> new ExecutionStateChanged(ExecutionMapper.fromRecord(e.getState()), at);
             case ExecutionCompletedEvent e -> new ExecutionCompleted(ExecutionMapper.fromRecord(e.getState()),
                     e.getOutputsJson() == null ? null : Json.readMap(e.getOutputsJson()), e.getError(), at);
+            case ExecutionPurgedEvent e -> new ExecutionPurged(at);
             case TaskRunCreatedEvent e -> new TaskRunCreated(e.getTaskRunId(), e.getTaskId(), e.getParentTaskRunId(), e.getValue(), at);
             case TaskRunAttemptStartedEvent e -> new TaskRunAttemptStarted(e.getTaskRunId(), e.getAttempt(), e.getLeaseUntil(), at);
             case TaskRunLeaseExtendedEvent e -> new TaskRunLeaseExtended(e.getTaskRunId(), e.getAttempt(), e.getLeaseUntil(), at);

@@ -3,6 +3,9 @@ package io.millrace.serdes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.core.event.ExecutionStateChanged;
+import io.millrace.core.execution.State;
+import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.TaskResultRecord;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -42,6 +45,31 @@ class SchemaEvolutionTest {
         assertThat(current.getState().name()).isEqualTo("SUCCESS");
         assertThat(current.getAt()).isEqualTo(Instant.ofEpochMilli(1_700_000_000_000L));
         assertThat(current.getWorkerId()).isNull();
+    }
+
+    @Test
+    void shouldReadAnEventWrittenBeforeExecutionPurgedExisted() throws Exception {
+        // given: an event encoded by a version-1 writer, whose payload union had no ExecutionPurgedEvent
+        Schema v1;
+        try (InputStream in = getClass().getResourceAsStream("/avro-history/EventRecord-v1.avsc")) {
+            v1 = new Schema.Parser().parse(in);
+        }
+        Schema changed = v1.getField("payload").schema().getTypes().stream()
+                .filter(t -> t.getName().equals("ExecutionStateChangedEvent")).findFirst().orElseThrow();
+        GenericRecord payload = new GenericData.Record(changed);
+        payload.put("state", new GenericData.EnumSymbol(changed.getField("state").schema(), "RUNNING"));
+        GenericRecord old = new GenericData.Record(v1);
+        old.put("executionId", "e1");
+        old.put("at", 1_700_000_000_000L);
+        old.put("payload", payload);
+        ByteBuffer bytes = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), v1).encode(old);
+
+        // when
+        EventRecord current = Topics.EVENT_SERDE.deserializer().deserialize("t", toArray(bytes));
+
+        // then
+        assertThat(EventMapper.fromRecord(current)).isEqualTo(new ExecutionStateChanged(State.RUNNING,
+                Instant.ofEpochMilli(1_700_000_000_000L)));
     }
 
     @Test

@@ -111,8 +111,12 @@ final class Effects {
                 .build();
     }
 
+    /** The execution's latest state with its outputs; null (a tombstone) once it is purged. */
     private static ExecutionSnapshot snapshot(ExecutionView state, Instant now) {
-        Execution execution = state.execution().orElseThrow();
+        Execution execution = state.execution().orElse(null);
+        if (execution == null) {
+            return null;
+        }
         var outputs = new HashMap<String, String>();
         for (TaskRun run : execution.taskRuns()) {
             Map<String, Object> values = state.outputs(run.id());

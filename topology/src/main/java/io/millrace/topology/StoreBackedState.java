@@ -6,7 +6,9 @@ import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.OutputsRecord;
+import io.millrace.core.execution.TaskRun;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -24,6 +26,8 @@ final class StoreBackedState implements MutableExecutionState {
     private Execution execution;
     private boolean loaded;
     private boolean dirty;
+    /** Task runs whose outputs {@link #flush()} deletes: those of a removed execution. */
+    private List<TaskRun> removedRuns = List.of();
 
     StoreBackedState(String executionId, KeyValueStore<String, ExecutionRecord> executions,
             KeyValueStore<String, OutputsRecord> outputs) {
@@ -64,8 +68,19 @@ final class StoreBackedState implements MutableExecutionState {
         pendingOutputs.put(taskRunId, value);
     }
 
+    @Override
+    public void removeExecution() {
+        execution().ifPresent(removed -> removedRuns = removed.taskRuns());
+        execution = null;
+        dirty = true;
+        pendingOutputs.clear();
+    }
+
     void flush() {
-        if (dirty) {
+        removedRuns.forEach(run -> outputs.delete(outputsKey(executionId, run.id())));
+        if (dirty && execution == null) {
+            executions.delete(executionId);
+        } else if (dirty) {
             executions.put(executionId, ExecutionMapper.toRecord(execution));
         }
         pendingOutputs.forEach((taskRunId, value) ->

@@ -23,6 +23,7 @@ import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.DeadLetterRecord;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionCompletedEvent;
+import io.millrace.serdes.avro.ExecutionPurgedEvent;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.FlowRecord;
@@ -86,7 +87,7 @@ class ExecutorTopologyTest {
 
     private void start(String guarantee) throws Exception {
         config = ConfigLoader.load(Map.of(), Map.of("state-dir", stateDir.toString(), "lease", "PT10S",
-                "max-lost-attempts", "2", "processing-guarantee", guarantee), null);
+                "max-lost-attempts", "2", "retention", "PT1H", "processing-guarantee", guarantee), null);
         topics = Topics.of(config);
         driver = new TopologyTestDriver(ExecutorTopology.build(config, new SimpleMeterRegistry()),
                 ExecutorTopology.properties(config), START);
@@ -152,6 +153,35 @@ class ExecutorTopologyTest {
         KeyValueStore<String, OutputsRecord> outputs = driver.getKeyValueStore(Names.OUTPUTS_STORE);
         String firstRun = stored.taskRuns().getFirst().id();
         assertThat(Json.readMap(outputs.get("e2/" + firstRun).getJson())).isEqualTo(replayed.outputs(firstRun));
+    }
+
+    @Test
+    void shouldPurgeAFinishedExecutionWhenItsRetentionEnds() {
+        // given: a finished execution, and another one still running
+        create("e9", Map.of("name", "Eve"));
+        answer(tasks.readValue(), State.SUCCESS, Map.of("value", "x"));
+        answer(tasks.readValue(), State.SUCCESS, Map.of("value", "y"));
+        create("e10", Map.of("name", "Fay"));
+        KeyValueStore<String, ExecutionRecord> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
+        KeyValueStore<String, OutputsRecord> outputs = driver.getKeyValueStore(Names.OUTPUTS_STORE);
+        assertThat(outputs.get(StoreBackedState.outputsKey("e9", executions.get("e9").getTaskRuns().getFirst().getId())))
+                .isNotNull();
+        snapshots.readKeyValuesToList();
+        events.readValuesToList();
+
+        // when
+        driver.advanceWallClockTime(Duration.ofHours(1).plusSeconds(1));
+
+        // then
+        assertThat(executions.get("e9")).isNull();
+        assertThat(executions.get("e10")).isNotNull();
+        try (var left = outputs.prefixScan("e9/", Serdes.String().serializer())) {
+            assertThat(left.hasNext()).isFalse();
+        }
+        assertThat(snapshots.readKeyValuesToList()).filteredOn(kv -> kv.key.equals("e9")).singleElement()
+                .satisfies(tombstone -> assertThat(tombstone.value).isNull());
+        assertThat(events.readKeyValuesToList()).filteredOn(kv -> kv.key.equals("e9")).singleElement()
+                .satisfies(event -> assertThat(event.value.getPayload()).isInstanceOf(ExecutionPurgedEvent.class));
     }
 
     @Test

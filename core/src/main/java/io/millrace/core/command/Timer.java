@@ -10,7 +10,14 @@ public record Timer(String executionId, Kind kind, String taskRunId, int attempt
 
     public enum Kind {
         /** The lease of a task run attempt ends: re-dispatch unless a result or heartbeat came. */
-        LEASE
+        LEASE,
+        /** A finished execution's retention ends: remove its state. No task run: taskRunId is empty, attempt 0. */
+        PURGE
+    }
+
+    /** The wake-up that ends a finished execution's retention. */
+    public static Timer purge(String executionId, Instant dueAt) {
+        return new Timer(executionId, Kind.PURGE, "", 0, dueAt);
     }
 
     /** A stable identity: two timers with the same id are the same wake-up. */

@@ -3,6 +3,7 @@ package io.millrace.core.decide;
 import io.millrace.core.event.Event;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.event.ExecutionCreated;
+import io.millrace.core.event.ExecutionPurged;
 import io.millrace.core.event.ExecutionStateChanged;
 import io.millrace.core.event.TaskRunAttemptEnded;
 import io.millrace.core.event.TaskRunAttemptStarted;
@@ -32,6 +33,7 @@ public final class Appliers {
         register(ExecutionStateChanged.class, (e, s) -> update(s, x -> x.transition(e.state(), e.at())));
         register(ExecutionCompleted.class, (e, s) ->
                 update(s, x -> x.transition(e.state(), e.at()).withResult(e.outputs(), e.error())));
+        register(ExecutionPurged.class, (e, s) -> s.removeExecution());
         register(TaskRunCreated.class, (e, s) -> update(s, x ->
                 x.addTaskRun(TaskRun.created(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value(), e.at()))));
         register(TaskRunAttemptStarted.class, (e, s) -> updateRun(s, e.taskRunId(), run -> run

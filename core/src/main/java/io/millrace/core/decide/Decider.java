@@ -8,6 +8,7 @@ import io.millrace.core.command.TimerFired;
 import io.millrace.core.command.Timer;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.event.ExecutionCreated;
+import io.millrace.core.event.ExecutionPurged;
 import io.millrace.core.event.ExecutionStateChanged;
 import io.millrace.core.event.TaskRunAttemptEnded;
 import io.millrace.core.event.TaskRunAttemptStarted;
@@ -75,6 +76,9 @@ public final class Decider {
             return Decision.rejected(Rejection.Kind.DUPLICATE, "Result " + result.state() + " of " + result.taskRunId()
                     + " attempt " + result.attempt() + " was applied already");
         }
+        if (command instanceof TimerFired fired && fired.timer().kind() == Timer.Kind.PURGE) {
+            return purge(step, execution.get(), now);
+        }
         if (execution.get().state().isTerminal()) {
             return Decision.rejected(Rejection.Kind.STALE, "Execution " + command.executionId()
                     + " is already " + execution.get().state());
@@ -100,7 +104,7 @@ public final class Decider {
         }
         var step = new Step(state, appliers, execution.id());
         endOpenRuns(step, State.FAILED, reason, now);
-        step.emit(new ExecutionCompleted(State.FAILED, null, reason, now));
+        end(step, new ExecutionCompleted(State.FAILED, null, reason, now));
         return step.decision();
     }
 
@@ -129,6 +133,21 @@ public final class Decider {
         return new Decision(List.of(), effects, Optional.empty());
     }
 
+    /** Ends the execution, and keeps it for the retention: then a timer purges it. */
+    private void end(Step step, ExecutionCompleted completed) {
+        step.emit(completed);
+        step.effect(new Effect.ScheduleTimer(Timer.purge(step.executionId(), completed.at().plus(settings.retention()))));
+    }
+
+    private Decision purge(Step step, Execution execution, Instant now) {
+        if (!execution.state().isTerminal()) {
+            return Decision.rejected(Rejection.Kind.STALE, "Expected a finished execution to purge, but "
+                    + execution.id() + " is " + execution.state());
+        }
+        step.emit(new ExecutionPurged(now));
+        return step.decision();
+    }
+
     /** The result's attempt ended already, in the state the result reports: this result was applied before. */
     private static boolean alreadyApplied(TaskRun run, TaskResult result) {
         return run.attempts().stream()
@@ -142,7 +161,7 @@ public final class Decider {
         } catch (Inputs.InvalidInputsException e) {
             step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
                     create.inputs(), flow.labelsWith(create.labels()), now));
-            step.emit(new ExecutionCompleted(State.FAILED, null, e.getMessage(), now));
+            end(step, new ExecutionCompleted(State.FAILED, null, e.getMessage(), now));
             return;
         }
         step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
@@ -154,7 +173,7 @@ public final class Decider {
     private void kill(Step step, Instant now) {
         step.emit(new ExecutionStateChanged(State.KILLING, now));
         endOpenRuns(step, State.KILLED, "killed", now);
-        step.emit(new ExecutionCompleted(State.KILLED, null, "Killed on request", now));
+        end(step, new ExecutionCompleted(State.KILLED, null, "Killed on request", now));
     }
 
     private static void endOpenRuns(Step step, State state, String error, Instant now) {
@@ -211,7 +230,7 @@ public final class Decider {
     /** Starts whatever can run next, or ends the execution when nothing is left. */
     private void advance(Step step, Flow flow, Instant now) {
         if (flow == null) {
-            step.emit(new ExecutionCompleted(State.FAILED, null, "Expected the flow " + step.execution().namespace()
+            end(step, new ExecutionCompleted(State.FAILED, null, "Expected the flow " + step.execution().namespace()
                     + "/" + step.execution().flowId() + " revision " + step.execution().flowRevision()
                     + " to exist, but it was not found", now));
             return;
@@ -240,15 +259,15 @@ public final class Decider {
     /** A failure in the main tasks or in {@code finally} fails the execution; {@code errors} cannot rescue it. */
     private void complete(Step step, Flow flow, Progress main, Progress finallyTasks, Instant now) {
         if (main.failed() || finallyTasks.failed()) {
-            step.emit(new ExecutionCompleted(State.FAILED, null, main.failed() ? main.error() : finallyTasks.error(), now));
+            end(step, new ExecutionCompleted(State.FAILED, null, main.failed() ? main.error() : finallyTasks.error(), now));
             return;
         }
         try {
             Map<String, Object> outputs = renderOutputs(step, flow);
             State state = main.warning() || finallyTasks.warning() ? State.WARNING : State.SUCCESS;
-            step.emit(new ExecutionCompleted(state, outputs, null, now));
+            end(step, new ExecutionCompleted(state, outputs, null, now));
         } catch (ExpressionException e) {
-            step.emit(new ExecutionCompleted(State.FAILED, null, "Flow outputs failed: " + e.getMessage(), now));
+            end(step, new ExecutionCompleted(State.FAILED, null, "Flow outputs failed: " + e.getMessage(), now));
         }
     }
 

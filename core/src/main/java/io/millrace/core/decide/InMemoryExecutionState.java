@@ -30,6 +30,12 @@ public final class InMemoryExecutionState implements MutableExecutionState {
         outputs.put(taskRunId, value);
     }
 
+    @Override
+    public void removeExecution() {
+        execution = null;
+        outputs.clear();
+    }
+
     public Map<String, Map<String, Object>> allOutputs() {
         return Map.copyOf(outputs);
     }

@@ -11,4 +11,7 @@ public interface MutableExecutionState extends ExecutionView {
     void putExecution(Execution execution);
 
     void putOutputs(String taskRunId, Map<String, Object> outputs);
+
+    /** Removes the execution and the outputs of all its task runs. */
+    void removeExecution();
 }

@@ -2,6 +2,7 @@ package io.millrace.core.decide;
 
 import static io.millrace.core.decide.ExecutionDriver.EXECUTION_ID;
 import static io.millrace.core.decide.ExecutionDriver.LEASE;
+import static io.millrace.core.decide.ExecutionDriver.RETENTION;
 import static io.millrace.core.decide.ExecutionDriver.T0;
 import static io.millrace.core.decide.ExecutionDriver.dispatchedTaskIds;
 import static io.millrace.core.decide.ExecutionDriver.eventTypes;
@@ -12,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.millrace.core.command.Timer;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.event.ExecutionCreated;
+import io.millrace.core.event.ExecutionPurged;
 import io.millrace.core.event.ExecutionStateChanged;
 import io.millrace.core.event.TaskRunAttemptEnded;
 import io.millrace.core.event.TaskRunAttemptStarted;
@@ -345,7 +347,9 @@ class DeciderTest {
             assertThat(completed.error()).isNull();
             assertThat(completed.outputs()).containsExactly(Map.entry("greeting", "hello world"));
             assertThat(dispatchedTaskIds(decision)).isEmpty();
-            assertThat(decision.effects()).containsExactly(new Effect.EmitSnapshot(EXECUTION_ID));
+            assertThat(decision.effects()).containsExactly(
+                    new Effect.ScheduleTimer(Timer.purge(EXECUTION_ID, driver.now().plus(RETENTION))),
+                    new Effect.EmitSnapshot(EXECUTION_ID));
             assertThat(driver.execution().state()).isEqualTo(State.SUCCESS);
             assertThat(driver.execution().outputs()).containsExactly(Map.entry("greeting", "hello world"));
         }
@@ -814,7 +818,7 @@ class DeciderTest {
         @Test
         void shouldFailTaskRunAndExecutionWhenMaxLostAttemptsExhausted() {
             // given: at most 2 attempts may be lost, and the flow has errors and finally
-            var driver = ExecutionDriver.flow(ERRORS_AND_FINALLY, new DeciderSettings(LEASE, 2));
+            var driver = ExecutionDriver.flow(ERRORS_AND_FINALLY, new DeciderSettings(LEASE, 2, RETENTION));
             driver.create();
             driver.advance(LEASE).fireLease("t1", 1);
 
@@ -842,7 +846,7 @@ class DeciderTest {
         @Test
         void shouldFailExecutionAtOnceWhenOnlyOneAttemptIsAllowed() {
             // given
-            var driver = ExecutionDriver.flow(LINEAR, new DeciderSettings(LEASE, 1));
+            var driver = ExecutionDriver.flow(LINEAR, new DeciderSettings(LEASE, 1, RETENTION));
             driver.create();
 
             // when
@@ -963,7 +967,46 @@ class DeciderTest {
             assertThat(driver.run("t1").state()).isEqualTo(State.FAILED);
             assertThat(driver.execution().state()).isEqualTo(State.FAILED);
             assertThat(driver.execution().error()).isEqualTo("Internal error: boom");
-            assertThat(decision.effects()).containsExactly(new Effect.EmitSnapshot(EXECUTION_ID));
+            assertThat(decision.effects()).containsExactly(
+                    new Effect.ScheduleTimer(Timer.purge(EXECUTION_ID, driver.now().plus(RETENTION))),
+                    new Effect.EmitSnapshot(EXECUTION_ID));
+        }
+
+        @Test
+        void shouldKeepAFinishedExecutionForTheRetentionThenPurgeIt() {
+            // given
+            var driver = ExecutionDriver.flow(LINEAR);
+            driver.create();
+            driver.succeed("t1");
+            Decision completing = driver.advance(Duration.ofSeconds(2)).succeed("t2");
+
+            // when
+            Decision purging = driver.advance(RETENTION).firePurge();
+
+            // then
+            assertThat(scheduledTimers(completing)).containsExactly(Timer.purge(EXECUTION_ID, T0.plusSeconds(2).plus(RETENTION)));
+            assertThat(eventTypes(purging)).containsExactly(ExecutionPurged.class);
+            assertThat(purging.effects()).containsExactly(new Effect.EmitSnapshot(EXECUTION_ID));
+            assertThat(driver.state().execution()).isEmpty();
+            assertThat(driver.state().allOutputs()).isEmpty();
+            assertThat(driver.resultFor(driver.runId("t2"), 1, State.SUCCESS, Map.of()).rejection())
+                    .map(Rejection::kind).hasValue(Rejection.Kind.STALE);
+        }
+
+        @Test
+        void shouldNotPurgeAnExecutionThatIsStillRunning() {
+            // given
+            var driver = ExecutionDriver.flow(LINEAR);
+            driver.create();
+            Execution before = driver.execution();
+
+            // when
+            Decision decision = driver.firePurge();
+
+            // then
+            assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.STALE);
+            assertThat(decision.events()).isEmpty();
+            assertThat(driver.execution()).isEqualTo(before);
         }
     }
 

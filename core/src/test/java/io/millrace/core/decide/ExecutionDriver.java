@@ -27,6 +27,7 @@ import java.util.Map;
 final class ExecutionDriver {
     static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
     static final Duration LEASE = Duration.ofSeconds(30);
+    static final Duration RETENTION = Duration.ofDays(1);
     static final String EXECUTION_ID = "exec-1";
 
     private static final Expressions EXPRESSIONS = new Expressions();
@@ -43,7 +44,7 @@ final class ExecutionDriver {
     }
 
     static ExecutionDriver flow(String yaml) {
-        return flow(yaml, new DeciderSettings(LEASE, 3));
+        return flow(yaml, new DeciderSettings(LEASE, 3, RETENTION));
     }
 
     static ExecutionDriver flow(String yaml, DeciderSettings settings) {
@@ -99,6 +100,11 @@ final class ExecutionDriver {
         Instant due = run(taskId).attempts().stream().filter(a -> a.number() == attempt).findFirst()
                 .map(Attempt::leaseUntil).orElse(now);
         return decide(new TimerFired(new Timer(EXECUTION_ID, Timer.Kind.LEASE, runId(taskId), attempt, due), now));
+    }
+
+    /** Fires a purge timer now, as the executor would once a finished execution's retention ends. */
+    Decision firePurge() {
+        return decide(new TimerFired(Timer.purge(EXECUTION_ID, now), now));
     }
 
     Decision kill() {

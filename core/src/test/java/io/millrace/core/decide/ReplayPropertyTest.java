@@ -10,6 +10,7 @@ import io.millrace.core.command.Timer;
 import io.millrace.core.command.TimerFired;
 import io.millrace.core.event.Event;
 import io.millrace.core.event.ExecutionCompleted;
+import io.millrace.core.event.ExecutionPurged;
 import io.millrace.core.event.TaskRunAttemptEnded;
 import io.millrace.core.event.TaskRunAttemptStarted;
 import io.millrace.core.event.TaskRunCompleted;
@@ -83,12 +84,14 @@ class ReplayPropertyTest {
         private final List<Run> executions = new ArrayList<>();
         private final List<String> trace = new ArrayList<>();
         private Instant now = T0;
+        private List<State> finalStates = List.of();
 
         Scenario(long seed) {
             this.seed = seed;
             this.random = new Random(seed);
             this.flow = randomFlow();
-            this.settings = new DeciderSettings(Duration.ofSeconds(5 + random.nextInt(56)), 1 + random.nextInt(4));
+            this.settings = new DeciderSettings(Duration.ofSeconds(5 + random.nextInt(56)), 1 + random.nextInt(4),
+                    Duration.ofMinutes(1 + random.nextInt(60)));
             this.decider = new Decider(settings, EXPRESSIONS);
             int count = 1 + random.nextInt(2);
             for (int i = 0; i < count; i++) {
@@ -108,6 +111,10 @@ class ReplayPropertyTest {
                 run.checkReplay();
                 run.checkDeterminism();
             }
+            finalStates = executions.stream().flatMap(r -> r.state.execution().stream()).map(Execution::state).toList();
+            for (Run run : executions) {
+                run.purgeIfEnded();
+            }
         }
 
         /** Names of the events and rejections the case produced, and whether an attempt was re-dispatched. */
@@ -125,8 +132,9 @@ class ReplayPropertyTest {
             return names;
         }
 
+        /** The executions' states at the end of the case, before their purge. */
         List<State> finalStates() {
-            return executions.stream().flatMap(r -> r.state.execution().stream()).map(Execution::state).toList();
+            return finalStates;
         }
 
         String describe() {
@@ -279,6 +287,7 @@ class ReplayPropertyTest {
             private final List<Decision> decisions = new ArrayList<>();
             private final List<Effect.DispatchTask> dispatched = new ArrayList<>();
             private final List<Timer> timers = new ArrayList<>();
+            private final List<Timer> purges = new ArrayList<>();
 
             Run(String id) {
                 this.id = id;
@@ -348,7 +357,8 @@ class ReplayPropertyTest {
                 decision.effects().forEach(effect -> {
                     switch (effect) {
                         case Effect.DispatchTask dispatch -> dispatched.add(dispatch);
-                        case Effect.ScheduleTimer schedule -> timers.add(schedule.timer());
+                        case Effect.ScheduleTimer schedule ->
+                                (schedule.timer().kind() == Timer.Kind.PURGE ? purges : timers).add(schedule.timer());
                         case Effect.EmitSnapshot snapshot -> assertThat(snapshot.executionId()).isEqualTo(id);
                     }
                 });
@@ -383,6 +393,8 @@ class ReplayPropertyTest {
                             assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.INVALID);
                         }
                     }
+                    case TimerFired fired when fired.timer().kind() == Timer.Kind.PURGE ->
+                            assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.STALE);
                     case TimerFired fired -> {
                         Attempt leased = before.taskRun(fired.timer().taskRunId())
                                 .flatMap(TaskRun::currentAttempt)
@@ -416,8 +428,13 @@ class ReplayPropertyTest {
                     assertThat(decision.effects()).as("effects of a rejected command").isEmpty();
                     assertThat(state.execution().orElse(null)).isEqualTo(before);
                 }
-                // (c) once terminal, no further events
-                if (before != null && before.state().isTerminal()) {
+                // (c) once terminal, no further events but the purge, which leaves nothing behind
+                boolean purge = command instanceof TimerFired fired && fired.timer().kind() == Timer.Kind.PURGE;
+                if (purge && before != null && before.state().isTerminal()) {
+                    assertThat(decision.events()).singleElement().isInstanceOf(ExecutionPurged.class);
+                    assertThat(state.execution()).isEmpty();
+                    assertThat(state.allOutputs()).isEmpty();
+                } else if (before != null && before.state().isTerminal()) {
                     assertThat(decision.events()).as("events after the execution ended").isEmpty();
                     assertThat(decision.rejection()).map(Rejection::kind).hasValueSatisfying(kind -> assertThat(kind)
                             .isEqualTo(command instanceof CreateExecution
@@ -436,7 +453,7 @@ class ReplayPropertyTest {
                 // (b) at most one ExecutionCompleted, and it is the last event
                 long completions = log.stream().filter(ExecutionCompleted.class::isInstance).count();
                 assertThat(completions).as("ExecutionCompleted events").isLessThanOrEqualTo(1);
-                if (completions == 1) {
+                if (completions == 1 && state.execution().isPresent()) {
                     assertThat(log.getLast()).as("last event once completed").isInstanceOf(ExecutionCompleted.class);
                     assertThat(state.execution().orElseThrow().state().isTerminal()).isTrue();
                 }
@@ -465,6 +482,20 @@ class ReplayPropertyTest {
                             .isEqualTo(run.state().isTerminal()));
                     assertThat(flow.task(run.taskId())).hasValueSatisfying(t -> assertThat(t.disabled()).isFalse());
                 }
+            }
+
+            /** An ended execution scheduled exactly one purge, for the retention after its end; firing it removes it. */
+            void purgeIfEnded() {
+                Execution ended = state.execution().filter(e -> e.state().isTerminal()).orElse(null);
+                if (ended == null) {
+                    assertThat(purges).as("purges scheduled for an execution that has not ended").isEmpty();
+                    return;
+                }
+                assertThat(purges).singleElement().satisfies(timer -> assertThat(timer.dueAt())
+                        .isEqualTo(ended.histories().getLast().date().plus(settings.retention())));
+                now = now.isAfter(purges.getFirst().dueAt()) ? now : purges.getFirst().dueAt();
+                decide(new TimerFired(purges.getFirst(), now));
+                checkReplay();
             }
 
             /** (a) folding all events in order with fresh appliers rebuilds the state exactly. */
