@@ -31,13 +31,16 @@ final class KafkaSettings {
         props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
         // What one poll hands over is what may wait for a free slot: keep it near the concurrency.
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.max(1, Math.min(config.workerConcurrency(), 100)));
+        // Under exactly-once a task is taken as soon as the executor sends it, not once its transaction commits: a
+        // step's commit no longer delays the next task. A dispatch whose transaction aborts may still run; the
+        // executor then dispatches the same task run and attempt again and keeps one result (side effects are at
+        // least once in any case). kafka.consumer.isolation.level=read_committed restores the wait.
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
         props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.CONSUMER, ConsumerConfig.configNames()));
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId(config));
         // Offsets are committed by the poll loop, only for records whose result was produced.
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        // The executor writes tasks in transactions: an aborted task must never run.
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         return props;
     }
 

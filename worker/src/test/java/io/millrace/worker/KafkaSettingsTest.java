@@ -35,7 +35,6 @@ class KafkaSettingsTest {
         MillraceConfig config = ConfigLoader.load(Map.of(), Map.of(
                 "topic-prefix", "p.",
                 "worker-group", "gpu",
-                "kafka.consumer.isolation.level", "read_uncommitted",
                 "kafka.consumer.enable.auto.commit", "true",
                 "kafka.producer.acks", "1"), null);
 
@@ -44,8 +43,22 @@ class KafkaSettingsTest {
         Map<String, Object> consumer = KafkaSettings.consumer(config, "w1");
 
         // then
-        assertThat(consumer).containsEntry("group.id", "p.worker.gpu").containsEntry("isolation.level", "read_committed")
+        assertThat(consumer).containsEntry("group.id", "p.worker.gpu")
                 .containsEntry("enable.auto.commit", false).containsEntry("auto.offset.reset", "earliest");
         assertThat(producer).containsEntry("acks", "all").containsEntry("enable.idempotence", true);
+    }
+
+    @Test
+    void shouldTakeTasksBeforeTheirTransactionCommitsUnlessToldOtherwise() {
+        // given
+        MillraceConfig strict = ConfigLoader.load(Map.of(), Map.of("kafka.consumer.isolation.level", "read_committed"), null);
+
+        // when
+        Map<String, Object> byDefault = KafkaSettings.consumer(ConfigLoader.load(Map.of(), Map.of(), null), "w1");
+        Map<String, Object> told = KafkaSettings.consumer(strict, "w1");
+
+        // then
+        assertThat(byDefault).containsEntry("isolation.level", "read_uncommitted");
+        assertThat(told).containsEntry("isolation.level", "read_committed");
     }
 }
