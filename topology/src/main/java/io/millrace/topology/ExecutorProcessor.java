@@ -54,6 +54,12 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private FlowLookup flows;
     private Effects effects;
     private Wakeup wakeup;
+    /**
+     * Every timer due before this (epoch millis) has fired and was deleted. Scans start here: RocksDB keeps a deleted
+     * key as a tombstone until compaction, and timer keys sort by due time, so a scan from the first key would step
+     * over every timer fired since the last compaction, thousands of them under load.
+     */
+    private long firedBefore;
 
     ExecutorProcessor(Decider decider, ExecutorSettings settings, MeterRegistry registry) {
         this.decider = decider;
@@ -71,7 +77,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         KeyValueStore<String, FlowRecord> flowStore = context.getStateStore(Names.FLOWS_STORE);
         this.flows = new FlowLookup(flowStore);
         this.wakeup = new Wakeup(context, settings.timerInterval(), this::punctuate);
-        this.effects = new Effects(context, timers, settings.lease(), wakeup::by);
+        this.effects = new Effects(context, timers, settings.lease(), this::timerStored);
         wakeForWhatWaits();
     }
 
@@ -180,10 +186,14 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         wakeup.cancel();
         Instant now = Instant.ofEpochMilli(wallClockMillis);
         var due = new ArrayList<KeyValue<String, TimerRecord>>();
-        try (KeyValueIterator<String, TimerRecord> it = timers.range(null, TimerKeys.upTo(wallClockMillis))) {
+        try (KeyValueIterator<String, TimerRecord> it =
+                     timers.range(TimerKeys.from(firedBefore), TimerKeys.upTo(wallClockMillis))) {
             while (it.hasNext() && due.size() < MAX_TIMERS_PER_PUNCTUATION) {
                 due.add(it.next());
             }
+        }
+        if (!due.isEmpty()) {
+            firedBefore = due.getLast().value.getDueAt().toEpochMilli(); // before handling, which may store earlier ones
         }
         for (KeyValue<String, TimerRecord> entry : due) {
             timers.delete(entry.key);
@@ -193,9 +203,14 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         wakeForWhatWaits();
     }
 
+    private void timerStored(long dueMillis) {
+        firedBefore = Math.min(firedBefore, dueMillis); // a clock that went back: scan from the new timer
+        wakeup.by(dueMillis);
+    }
+
     /** Schedules the next punctuation for the earliest timer, or at once for creates waiting for their flow. */
     private void wakeForWhatWaits() {
-        try (KeyValueIterator<String, TimerRecord> first = timers.all()) {
+        try (KeyValueIterator<String, TimerRecord> first = timers.range(TimerKeys.from(firedBefore), null)) {
             if (first.hasNext()) {
                 wakeup.by(first.next().value.getDueAt().toEpochMilli());
             }

@@ -11,6 +11,11 @@ final class TimerKeys {
         return prefix(timer.dueAt().toEpochMilli()) + "/" + timer.id();
     }
 
+    /** A key before every timer due at or after {@code epochMillis}. */
+    static String from(long epochMillis) {
+        return prefix(epochMillis);
+    }
+
     /** A key after every timer due at or before {@code epochMillis}. */
     static String upTo(long epochMillis) {
         return prefix(epochMillis) + "/\uffff";
