@@ -177,15 +177,20 @@ class ExecutorCrashRecoveryTest {
             for (var record : consumer.poll(Duration.ofMillis(200))) {
                 String state = switch (record.value()) {
                     case EventRecord event when event.getPayload() instanceof ExecutionCompletedEvent completed ->
-                            completed.getState().name();
+                            outcome(completed.getState().name(), completed.getError());
                     case ExecutionSnapshot snapshot when TERMINAL.contains(snapshot.getExecution().getState().name()) ->
-                            snapshot.getExecution().getState().name();
+                            outcome(snapshot.getExecution().getState().name(), snapshot.getExecution().getError());
                     default -> null;
                 };
                 if (state != null) {
                     endings.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(state);
                 }
             }
+        }
+
+        /** The terminal state, with the error when there is one, so that a failed assertion says why. */
+        private static String outcome(String state, String error) {
+            return error == null ? state : state + ": " + error;
         }
 
         @Override

@@ -76,15 +76,20 @@ final class StoreBackedState implements MutableExecutionState {
         pendingOutputs.clear();
     }
 
+    /**
+     * Writes outputs before the execution that refers to them, and removes the execution before its outputs. Under
+     * at-least-once a crash can lose changelog records the producer had not sent yet; the producer sends in the
+     * order of these writes (on one broker), so the stored state never names a task run whose outputs were lost.
+     */
     void flush() {
-        removedRuns.forEach(run -> outputs.delete(outputsKey(executionId, run.id())));
+        pendingOutputs.forEach((taskRunId, value) ->
+                outputs.put(outputsKey(executionId, taskRunId), new OutputsRecord(Json.write(value))));
         if (dirty && execution == null) {
             executions.delete(executionId);
         } else if (dirty) {
             executions.put(executionId, ExecutionMapper.toRecord(execution));
         }
-        pendingOutputs.forEach((taskRunId, value) ->
-                outputs.put(outputsKey(executionId, taskRunId), new OutputsRecord(Json.write(value))));
+        removedRuns.forEach(run -> outputs.delete(outputsKey(executionId, run.id())));
     }
 
     static String outputsKey(String executionId, String taskRunId) {
