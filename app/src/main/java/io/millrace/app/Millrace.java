@@ -1,6 +1,7 @@
 package io.millrace.app;
 
 import io.millrace.bench.BenchCommand;
+import io.millrace.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -19,7 +20,15 @@ public final class Millrace implements Runnable {
 
     /** The launcher's command line; {@code bench} starts engines as {@code java -cp <this classpath> Millrace standalone}. */
     static CommandLine commandLine() {
-        return new CommandLine(new Millrace()).addSubcommand("bench", new BenchCommand(Millrace.class.getName()));
+        return new CommandLine(new Millrace()).addSubcommand("bench", new BenchCommand(Millrace.class.getName()))
+                .setExecutionExceptionHandler((e, commandLine, parsed) -> {
+                    if (!(e instanceof ConfigException)) {
+                        throw e;
+                    }
+                    // a setting the user got wrong: the message names it and where it came from; no stack trace
+                    commandLine.getErr().println("millrace: " + e.getMessage());
+                    return CommandLine.ExitCode.USAGE;
+                });
     }
 
     @Override
