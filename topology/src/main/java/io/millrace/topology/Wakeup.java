@@ -25,7 +25,7 @@ final class Wakeup {
         this.punctuator = punctuator;
     }
 
-    /** Makes sure the punctuator runs at {@code dueMillis}, or one interval after the previous run if that is later. */
+    /** Makes sure the punctuator runs at {@code dueMillis}, but no sooner than one interval from now. */
     void by(long dueMillis) {
         long when = Math.max(dueMillis, context.currentSystemTimeMs() + intervalMillis);
         if (when >= at) {
