@@ -78,7 +78,12 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         this.flows = new FlowLookup(flowStore);
         this.wakeup = new Wakeup(context, settings.timerInterval(), this::punctuate);
         this.effects = new Effects(context, timers, settings.lease(), this::timerStored);
-        wakeForWhatWaits();
+        wakeForNextTimer();
+        try (KeyValueIterator<String, CommandRecord> waiting = deferred.all()) {
+            if (waiting.hasNext()) {
+                wakeup.by(context.currentSystemTimeMs()); // creates left waiting for their flow before a restart
+            }
+        }
     }
 
     @Override
@@ -199,8 +204,8 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             timers.delete(entry.key);
             handle(new TimerFired(ExecutionMapper.fromRecord(entry.value), now), entry.value);
         }
-        retryDeferred();
-        wakeForWhatWaits();
+        retryDeferred(); // a create that still waits is deferred again, which asks for the next wake-up
+        wakeForNextTimer();
     }
 
     private void timerStored(long dueMillis) {
@@ -208,16 +213,11 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         wakeup.by(dueMillis);
     }
 
-    /** Schedules the next punctuation for the earliest timer, or at once for creates waiting for their flow. */
-    private void wakeForWhatWaits() {
+    /** Schedules the next punctuation for the earliest timer, if there is one. */
+    private void wakeForNextTimer() {
         try (KeyValueIterator<String, TimerRecord> first = timers.range(TimerKeys.from(firedBefore), null)) {
             if (first.hasNext()) {
                 wakeup.by(first.next().value.getDueAt().toEpochMilli());
-            }
-        }
-        try (KeyValueIterator<String, CommandRecord> waiting = deferred.all()) {
-            if (waiting.hasNext()) {
-                wakeup.by(context.currentSystemTimeMs());
             }
         }
     }

@@ -2,11 +2,11 @@ package io.millrace.topology;
 
 import io.millrace.core.decide.MutableExecutionState;
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.TaskRun;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.OutputsRecord;
-import io.millrace.core.execution.TaskRun;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
