@@ -49,8 +49,14 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Offered rates in executions/s, measured in order (default ${DEFAULT-VALUE})")
     List<Double> rates;
 
-    @Option(names = "--warmup", defaultValue = "10s", converter = DurationConverter.class, description = "default ${DEFAULT-VALUE}")
+    @Option(names = "--warmup", defaultValue = "10s", converter = DurationConverter.class,
+            description = "Least warm-up at the first rate; 0s for none (default ${DEFAULT-VALUE})")
     Duration warmup;
+
+    @Option(names = "--warmup-max", defaultValue = "2m", converter = DurationConverter.class,
+            description = "Longest warm-up: it ends earlier once the JIT compilers of the engine and the harness have "
+                    + "settled (default ${DEFAULT-VALUE})")
+    Duration warmupMax;
 
     @Option(names = "--duration", defaultValue = "15s", converter = DurationConverter.class,
             description = "Measurement window per rate (default ${DEFAULT-VALUE})")
@@ -210,7 +216,8 @@ public final class BenchCommand implements Callable<Integer> {
                     return floor;
                 }
             };
-            var plan = new Sweep.Plan(workload, guarantee, setting.describe(), rates, warmup, duration, floorDuration, drain);
+            var plan = new Sweep.Plan(workload, guarantee, setting.describe(), rates, warmup, warmupMax, duration,
+                    floorDuration, drain);
             return Sweep.run(plan, engine, line -> System.out.println("  " + line));
         } finally {
             floor.delete();

@@ -2,6 +2,7 @@ package io.millrace.bench;
 
 import com.sun.tools.attach.VirtualMachine;
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.ArrayList;
@@ -13,13 +14,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * CPU time and heap of the engine's JVMs, read over JMX after attaching to each process by id (the JDK's attach
- * API starts the local management agent in the target). Without processes to attach to, every reading is NaN.
+ * CPU time, heap and JIT compile time of the engine's JVMs, read over JMX after attaching to each process by id (the
+ * JDK's attach API starts the local management agent in the target). Without processes to attach to, every reading
+ * is unknown (NaN or -1).
  */
 final class EngineProbe implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EngineProbe.class);
 
-    private record Target(JMXConnector connector, com.sun.management.OperatingSystemMXBean os, MemoryMXBean memory) {
+    private record Target(JMXConnector connector, com.sun.management.OperatingSystemMXBean os, MemoryMXBean memory,
+            CompilationMXBean compilation) {
     }
 
     private final List<Target> targets;
@@ -45,7 +48,9 @@ final class EngineProbe implements AutoCloseable {
                 targets.add(new Target(connector,
                         ManagementFactory.newPlatformMXBeanProxy(connection, ManagementFactory.OPERATING_SYSTEM_MXBEAN_NAME,
                                 com.sun.management.OperatingSystemMXBean.class),
-                        ManagementFactory.newPlatformMXBeanProxy(connection, ManagementFactory.MEMORY_MXBEAN_NAME, MemoryMXBean.class)));
+                        ManagementFactory.newPlatformMXBeanProxy(connection, ManagementFactory.MEMORY_MXBEAN_NAME, MemoryMXBean.class),
+                        ManagementFactory.newPlatformMXBeanProxy(connection, ManagementFactory.COMPILATION_MXBEAN_NAME,
+                                CompilationMXBean.class)));
             } catch (Exception | LinkageError e) {
                 LOG.warn("Cannot attach to engine process {} ({}): CPU and heap will not be reported", pid, e.toString());
                 new EngineProbe(targets).close();
@@ -67,6 +72,21 @@ final class EngineProbe implements AutoCloseable {
         long sum = 0;
         for (Target t : targets) {
             sum += t.os().getProcessCpuTime();
+        }
+        return sum;
+    }
+
+    /** Time the JIT compilers of all engine processes spent so far, in milliseconds; -1 when unknown. */
+    long compilationMillis() {
+        if (targets.isEmpty()) {
+            return -1;
+        }
+        long sum = 0;
+        for (Target t : targets) {
+            if (!t.compilation().isCompilationTimeMonitoringSupported()) {
+                return -1;
+            }
+            sum += t.compilation().getTotalCompilationTime();
         }
         return sum;
     }

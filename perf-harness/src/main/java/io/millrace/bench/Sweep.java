@@ -1,14 +1,17 @@
 package io.millrace.bench;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
- * One sweep against one running engine: a warm-up at the first rate, then a measurement window per rate, each
- * followed by a drain of its stragglers and a Kafka-floor measurement at the same rate. The sweep stops at the
- * first rate where completions fall behind the offered rate or executions fail.
+ * One sweep against one running engine: a warm-up at the first rate until the JIT has settled, then a measurement
+ * window per rate, each followed by a drain of its stragglers and a Kafka-floor measurement at the same rate. The
+ * sweep stops at the first rate where completions fall behind the offered rate or executions fail.
  */
 final class Sweep {
     /** What a sweep needs from the engine under test. */
@@ -25,8 +28,12 @@ final class Sweep {
         FloorProbe floor();
     }
 
-    record Plan(Workload workload, String guarantee, String settings, List<Double> rates, Duration warmup, Duration duration,
-            Duration floorDuration, Duration drain) {
+    /** How often the warm-up asks whether the JIT has settled. */
+    static final Duration WARMUP_SLICE = Duration.ofSeconds(5);
+
+    /** {@code warmup} is the warm-up's least length (none when zero), {@code warmupMax} its greatest. */
+    record Plan(Workload workload, String guarantee, String settings, List<Double> rates, Duration warmup, Duration warmupMax,
+            Duration duration, Duration floorDuration, Duration drain) {
     }
 
     private Sweep() {
@@ -35,13 +42,7 @@ final class Sweep {
     static List<RateResult> run(Plan plan, Engine engine, Consumer<String> progress) throws InterruptedException {
         var results = new ArrayList<RateResult>();
         if (!plan.warmup().isZero()) {
-            progress.accept(String.format(java.util.Locale.ROOT, "warm-up: %.0f/s for %s", plan.rates().getFirst(), plan.warmup()));
-            var warmup = new LatencyWindow();
-            long start = System.nanoTime();
-            Starter starter = engine.starter();
-            OpenLoop.run(new RateSchedule(start, plan.rates().getFirst()), start + plan.warmup().toNanos(),
-                    (i, due) -> starter.start(i, due, warmup));
-            drain(warmup, plan.drain());
+            warmUp(plan, engine, progress);
         }
         long nextIndex = 1_000_000_000L;
         for (double rate : plan.rates()) {
@@ -79,16 +80,57 @@ final class Sweep {
             var result = new RateResult(plan.workload().name(), plan.guarantee(), plan.settings(), rate, achieved,
                     p50, p90, p99, p999, max, failures, floor.percentileMs(50), plan.workload().hops(), cpuPct, heapMb, storeMb);
             results.add(result);
-            progress.accept(String.format(java.util.Locale.ROOT,
+            progress.accept(String.format(Locale.ROOT,
                     "%s %s %s offered %.0f/s achieved %.1f/s p50 %.1f ms p99 %.1f ms failures %d (floor p50 %.2f ms x %d hops)",
                     result.workload(), result.guarantee(), result.settings(), rate, achieved, result.p50Ms(), result.p99Ms(),
                     result.failures(), result.floorP50Ms(), result.hops()));
             if (!result.keptUp()) {
-                progress.accept(String.format(java.util.Locale.ROOT, "completions fell behind at %.0f/s: sweep stops", rate));
+                progress.accept(String.format(Locale.ROOT, "completions fell behind at %.0f/s: sweep stops", rate));
                 break;
             }
         }
         return results;
+    }
+
+    /**
+     * Starts executions at the first rate until the {@link WarmupGate} lets the measurements begin: the JIT compilers of
+     * the engine and of this harness have settled, or the warm-up's maximum is reached.
+     */
+    private static void warmUp(Plan plan, Engine engine, Consumer<String> progress) throws InterruptedException {
+        double rate = plan.rates().getFirst();
+        progress.accept(String.format(Locale.ROOT, "warm-up: %.0f/s for %s to %s, until the JIT has settled", rate,
+                plan.warmup(), plan.warmupMax()));
+        var gate = new WarmupGate(plan.warmup(), plan.warmupMax());
+        var warmup = new LatencyWindow();
+        Starter starter = engine.starter();
+        long start = System.nanoTime();
+        var schedule = new RateSchedule(start, rate);
+        long next = 0;
+        long sliceStart = start;
+        long compiledBefore = compilationMillis(engine);
+        double share;
+        do {
+            long sliceEnd = sliceStart + WARMUP_SLICE.toNanos();
+            next = OpenLoop.run(schedule, next, sliceEnd, (i, due) -> starter.start(i, due, warmup));
+            long compiled = compilationMillis(engine);
+            share = compiled < 0 || compiledBefore < 0 ? -1 : (compiled - compiledBefore) * 1e6 / (sliceEnd - sliceStart);
+            compiledBefore = compiled;
+            sliceStart = sliceEnd;
+            progress.accept(String.format(Locale.ROOT, "warm-up %.0f s: the JIT compiled %s of the last %d s",
+                    (sliceStart - start) / 1e9, share < 0 ? "(unknown)" : Math.round(share * 100) + " %",
+                    WARMUP_SLICE.toSeconds()));
+        } while (!gate.done(sliceStart - start, share));
+        drain(warmup, plan.drain());
+    }
+
+    /** JIT compile time so far of the engine and this harness, in milliseconds; -1 when the engine's is unknown. */
+    private static long compilationMillis(Engine engine) {
+        long engineMillis = engine.probe().compilationMillis();
+        CompilationMXBean own = ManagementFactory.getCompilationMXBean();
+        if (engineMillis < 0 || own == null || !own.isCompilationTimeMonitoringSupported()) {
+            return -1;
+        }
+        return engineMillis + own.getTotalCompilationTime();
     }
 
     /** Waits until every execution of the window ended, or the drain time is up. */
