@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -25,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * The only thread that touches the consumer. Hands each polled record to a {@link Starter} while a slot
  * (of {@code concurrency}) is free; when none is, the records of the last poll wait here and every
  * assigned partition is paused, but polling goes on so the consumer stays in its group. Offsets are
- * committed up to the first record whose slot is not yet done (see {@link PartitionOffsets}).
+ * committed up to the first record whose slot is not yet done (see {@link PartitionOffsets}), at most every
+ * {@link #COMMIT_INTERVAL}.
  */
 final class PollLoop implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(PollLoop.class);
@@ -33,6 +35,13 @@ final class PollLoop implements Runnable {
     private static final Duration POLL = Duration.ofMillis(100);
     /** Poll while every slot is taken: short, because a freed slot is only noticed between polls. */
     private static final Duration FULL_POLL = Duration.ofMillis(10);
+    /**
+     * Least time between two commits of completed offsets. Each commit is a broker request and a write to the offsets
+     * log; committing after every task made them one in six of all broker requests. A crash or rebalance runs again
+     * the tasks of at most this long whose offsets were not committed (their results are duplicates the executor
+     * ignores); revocation and stop commit at once.
+     */
+    static final Duration COMMIT_INTERVAL = Duration.ofMillis(100);
     private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
     private static final long ERROR_BACKOFF_MS = 500;
@@ -61,6 +70,8 @@ final class PollLoop implements Runnable {
     private final Queue<Finished> finished = new ConcurrentLinkedQueue<>();
     private final Map<TopicPartition, PartitionOffsets> offsets = new HashMap<>();
     private final Queue<ConsumerRecord<String, byte[]>> waiting = new ArrayDeque<>();
+    private final LongSupplier nanoTime;
+    private long lastCommitNanos;
     private volatile boolean running = true;
 
     /**
@@ -69,6 +80,12 @@ final class PollLoop implements Runnable {
      */
     PollLoop(Consumer<String, byte[]> consumer, String topic, int concurrency, Starter starter,
              Runnable stopTasks, Duration stopGrace) {
+        this(consumer, topic, concurrency, starter, stopTasks, stopGrace, System::nanoTime);
+    }
+
+    /** @param nanoTime the clock that spaces commits, as {@link System#nanoTime()} */
+    PollLoop(Consumer<String, byte[]> consumer, String topic, int concurrency, Starter starter,
+             Runnable stopTasks, Duration stopGrace, LongSupplier nanoTime) {
         this.consumer = consumer;
         this.topic = topic;
         this.concurrency = concurrency;
@@ -76,6 +93,8 @@ final class PollLoop implements Runnable {
         this.starter = starter;
         this.stopTasks = stopTasks;
         this.stopGrace = stopGrace;
+        this.nanoTime = nanoTime;
+        this.lastCommitNanos = nanoTime.getAsLong() - COMMIT_INTERVAL.toNanos();
     }
 
     /** Asks the loop to end; thread-safe. The loop then stops the tasks, commits and closes the consumer. */
@@ -161,10 +180,15 @@ final class PollLoop implements Runnable {
     }
 
     private void commitAdvanced() {
+        long now = nanoTime.getAsLong();
+        if (now - lastCommitNanos < COMMIT_INTERVAL.toNanos()) {
+            return;
+        }
         var advanced = new HashMap<TopicPartition, OffsetAndMetadata>();
         offsets.forEach((partition, tracker) ->
                 tracker.advance().ifPresent(position -> advanced.put(partition, new OffsetAndMetadata(position))));
         if (!advanced.isEmpty()) {
+            lastCommitNanos = now;
             consumer.commitAsync(advanced, (committed, e) -> {
                 if (e != null) {
                     LOG.warn("Committing task offsets {} failed; a later commit covers them", committed, e);
