@@ -23,8 +23,8 @@ class BenchCommandTest {
     void shouldMeasureASelfStartedEngineAndWriteTheResults(String via) throws Exception {
         // when
         int exit = Millrace.commandLine().execute("bench", "--workload", "W1", "--rates", "20", "--warmup", "2s",
-                "--duration", "3s", "--floor-duration", "1s", "--processing-guarantee", "at_least_once", "--via", via,
-                "--out", out.toString());
+                "--warmup-max", "2s", "--duration", "3s", "--floor-duration", "1s", "--processing-guarantee", "at_least_once",
+                "--via", via, "--out", out.toString());
 
         // then
         assertThat(exit).isZero();
