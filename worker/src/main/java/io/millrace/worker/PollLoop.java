@@ -37,7 +37,7 @@ final class PollLoop implements Runnable {
     private static final Duration FULL_POLL = Duration.ofMillis(10);
     /**
      * Least time between two commits of completed offsets. Each commit is a broker request and a write to the offsets
-     * log; committing after every task made them one in six of all broker requests. A crash or rebalance runs again
+     * log; committing after every task made them about one broker request in eight. A crash or rebalance runs again
      * the tasks of at most this long whose offsets were not committed (their results are duplicates the executor
      * ignores); revocation and stop commit at once.
      */
