@@ -3,10 +3,10 @@ package io.millrace.bench;
 import java.time.Duration;
 
 /**
- * When a warm-up may end. A cold JVM spends its first minutes compiling: on 2 cores the JIT of the engine and the
- * harness took most of a core for about two minutes at 25 executions/s, and latency fell 2× over that time. So the
- * warm-up runs for at least its minimum and then on, slice by slice, until the JIT compilers of the engine and the
- * harness spent less than {@link #SETTLED_SHARE} of a slice compiling, or its maximum is reached.
+ * When a warm-up may end. A cold JVM spends its first minutes compiling: on 2 cores the JITs of the engine and the
+ * harness kept one to two compiler threads busy for about two minutes at 25 executions/s, and latency fell 2× over
+ * that time. So the warm-up runs for at least its minimum and then on, slice by slice, until the JIT compilers of
+ * the engine and the harness spent less than {@link #SETTLED_SHARE} of a slice compiling, or its maximum is reached.
  */
 final class WarmupGate {
     /** JIT compile time per wall-clock time (summed over the JVMs) below which the compilers count as settled. */

@@ -59,13 +59,8 @@ class PollLoopCommitTest {
 
     @Test
     void shouldCommitCompletedTasksAtMostOncePerInterval() throws InterruptedException {
-        // given: three tasks, done as soon as they start
-        consumer.schedulePollTask(() -> {
-            consumer.rebalance(List.of(PARTITION));
-            consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
-            addRecords(0, 3);
-        });
-        eventually(() -> committed() == 3);
+        // given
+        threeTasksDoneAndCommitted();
         int commitsBefore = commits.get();
 
         // when: three more are done within the same interval, and the loop goes on polling
@@ -87,12 +82,7 @@ class PollLoopCommitTest {
     @Test
     void shouldCommitWhatIsDoneWhenStopping() throws InterruptedException {
         // given
-        consumer.schedulePollTask(() -> {
-            consumer.rebalance(List.of(PARTITION));
-            consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
-            addRecords(0, 3);
-        });
-        eventually(() -> committed() == 3);
+        threeTasksDoneAndCommitted();
         consumer.schedulePollTask(() -> addRecords(3, 2));
         awaitPolls(3);
 
@@ -102,7 +92,17 @@ class PollLoopCommitTest {
 
         // then
         assertThat(thread.isAlive()).isFalse();
-        assertThat(committed.get()).isEqualTo(5);
+        assertThat(committed()).isEqualTo(5);
+    }
+
+    /** Assigns the partition and hands the loop three tasks, done as soon as they start; waits for their commit. */
+    private void threeTasksDoneAndCommitted() throws InterruptedException {
+        consumer.schedulePollTask(() -> {
+            consumer.rebalance(List.of(PARTITION));
+            consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
+            addRecords(0, 3);
+        });
+        eventually(() -> committed() == 3);
     }
 
     private void addRecords(long from, int count) {
