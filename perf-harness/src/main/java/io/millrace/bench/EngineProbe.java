@@ -52,7 +52,8 @@ final class EngineProbe implements AutoCloseable {
                         ManagementFactory.newPlatformMXBeanProxy(connection, ManagementFactory.COMPILATION_MXBEAN_NAME,
                                 CompilationMXBean.class)));
             } catch (Exception | LinkageError e) {
-                LOG.warn("Cannot attach to engine process {} ({}): CPU and heap will not be reported", pid, e.toString());
+                LOG.warn("Cannot attach to engine process {} ({}): CPU and heap will not be reported, and the warm-up "
+                        + "lasts --warmup since the engine's JIT cannot be watched", pid, e.toString());
                 new EngineProbe(targets).close();
                 return none();
             }
