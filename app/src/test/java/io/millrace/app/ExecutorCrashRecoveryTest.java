@@ -16,6 +16,7 @@ import io.millrace.serdes.avro.ExecutionCompletedEvent;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.worker.Worker;
 import java.io.File;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -31,6 +33,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -79,21 +82,23 @@ class ExecutorCrashRecoveryTest {
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, topics.executorTopics(List.of(config.workerGroup())));
         publishFlow(config, topics);
-        Process executor = startExecutor(settings);
+        File log = new File(System.getProperty("java.io.tmpdir"), "millrace-crash-executor-" + guarantee + ".log");
+        Files.deleteIfExists(log.toPath());
+        Process executor = startExecutor(settings, log);
         try (Worker worker = Worker.start(config); var outcomes = new Outcomes(config, topics)) {
             // when: executions are started over ~4 s, and the executor is killed once some have completed
             var starter = Thread.ofVirtual().start(() -> startExecutions(config, topics));
             outcomes.await(20, Duration.ofSeconds(120));
             executor.destroyForcibly().waitFor();
             int beforeKill = outcomes.endings.size();
-            executor = startExecutor(settings);
+            executor = startExecutor(settings, log);
             starter.join();
             outcomes.await(EXECUTIONS, Duration.ofSeconds(180));
             outcomes.drain(Duration.ofSeconds(3));
 
             // then: none lost, each ended once and in SUCCESS
             assertThat(beforeKill).isLessThan(EXECUTIONS);
-            assertThat(outcomes.endings).hasSize(EXECUTIONS);
+            assertThat(outcomes.endings).as(() -> history(config, topics, outcomes.missing())).hasSize(EXECUTIONS);
             assertThat(outcomes.endings.values()).allSatisfy(states -> assertThat(states).containsOnly("SUCCESS"));
             if (config.exactlyOnce()) {
                 assertThat(outcomes.endings.values()).allSatisfy(states -> assertThat(states).hasSize(1));
@@ -103,12 +108,13 @@ class ExecutorCrashRecoveryTest {
         }
     }
 
-    private static Process startExecutor(Map<String, String> settings) throws Exception {
+    /** Starts an executor process; both runs of one test write to the same log. */
+    private static Process startExecutor(Map<String, String> settings, File log) throws Exception {
         var command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), Millrace.class.getName(), "executor"));
         settings.forEach((k, v) -> command.addAll(List.of("--set", k + "=" + v)));
         return new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(new File(System.getProperty("java.io.tmpdir"), "millrace-crash-executor.log"))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log))
                 .start();
     }
 
@@ -134,6 +140,33 @@ class ExecutorCrashRecoveryTest {
         }
     }
 
+    /** Every record of the executor's topics about the given executions, to tell where a lost one stopped. */
+    private static String history(MillraceConfig config, Topics topics, Set<String> ids) {
+        var lines = new ArrayList<String>(List.of("records of the executions that did not end, " + ids + ":"));
+        try (var consumer = new KafkaConsumer<>(Map.<String, Object>of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()),
+                new StringDeserializer(), new ByteArrayDeserializer())) {
+            for (Topics.Topic<?> topic : topics.executorTopics(List.of(config.workerGroup()))) {
+                var partitions = consumer.partitionsFor(topic.name()).stream()
+                        .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+                consumer.assign(partitions);
+                consumer.seekToBeginning(partitions);
+                var end = consumer.endOffsets(partitions);
+                var deserializer = topic.valueSerde().deserializer();
+                while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+                    for (var record : consumer.poll(Duration.ofMillis(200))) {
+                        if (ids.contains(record.key())) {
+                            lines.add(record.topic() + "-" + record.partition() + "@" + record.offset() + " "
+                                    + Instant.ofEpochMilli(record.timestamp()) + " "
+                                    + deserializer.deserialize(record.topic(), record.value()));
+                        }
+                    }
+                }
+            }
+        }
+        return String.join("\n", lines);
+    }
+
     private static Map<String, Object> producerProps(MillraceConfig config) {
         return Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all");
     }
@@ -157,6 +190,15 @@ class ExecutorCrashRecoveryTest {
                     .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
+        }
+
+        Set<String> missing() {
+            var ids = new TreeSet<String>();
+            for (int i = 0; i < EXECUTIONS; i++) {
+                ids.add("exec-" + i);
+            }
+            ids.removeAll(endings.keySet());
+            return ids;
         }
 
         void await(int wanted, Duration timeout) {
