@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -17,19 +18,24 @@ import java.util.stream.Stream;
 
 /**
  * A standalone engine started by the harness in its own JVM (so its CPU and heap are its own), plus any extra
- * executor instances against the same embedded broker. Output goes to log files in the results folder.
+ * executor instances against the same embedded broker. Output goes to log files in the results folder. The processes
+ * are stopped on {@link #close()}, or by a shutdown hook when the harness itself is stopped (SIGTERM, SIGINT), so
+ * an ended harness never leaves an engine behind.
  */
 final class EngineProcess implements AutoCloseable {
     private static final Pattern UP = Pattern.compile("Millrace is up\\. API: (\\S+)\\s+\\(Kafka at ([^)]+)\\)");
     private static final long START_TIMEOUT_SECONDS = 180;
 
     private final List<Process> processes;
+    private final Thread stopOnExit;
     private final List<Path> stateDirs;
     private final URI api;
     private final String bootstrapServers;
 
-    private EngineProcess(List<Process> processes, List<Path> stateDirs, URI api, String bootstrapServers) {
+    private EngineProcess(List<Process> processes, Thread stopOnExit, List<Path> stateDirs, URI api,
+                          String bootstrapServers) {
         this.processes = processes;
+        this.stopOnExit = stopOnExit;
         this.stateDirs = stateDirs;
         this.api = api;
         this.bootstrapServers = bootstrapServers;
@@ -42,7 +48,9 @@ final class EngineProcess implements AutoCloseable {
     static EngineProcess start(String mainClass, Path workDir, Path logDir, Map<String, String> settings, int executors)
             throws IOException, InterruptedException, TimeoutException {
         Files.createDirectories(logDir);
-        var processes = new ArrayList<Process>();
+        var processes = new CopyOnWriteArrayList<Process>();
+        Thread stopOnExit = new Thread(() -> stop(processes), "bench-engine-stop");
+        Runtime.getRuntime().addShutdownHook(stopOnExit);
         var stateDirs = new ArrayList<Path>();
         try {
             Path data = workDir.resolve("data");
@@ -63,9 +71,9 @@ final class EngineProcess implements AutoCloseable {
                 addSettings(executorArgs, settings);
                 processes.add(launch(mainClass, executorArgs, logDir.resolve("engine-executor-" + i + ".log")));
             }
-            return new EngineProcess(processes, stateDirs, api, bootstrap);
+            return new EngineProcess(processes, stopOnExit, stateDirs, api, bootstrap);
         } catch (IOException | InterruptedException | TimeoutException | RuntimeException e) {
-            new EngineProcess(processes, stateDirs, null, null).close();
+            new EngineProcess(processes, stopOnExit, stateDirs, null, null).close();
             throw e;
         }
     }
@@ -99,11 +107,25 @@ final class EngineProcess implements AutoCloseable {
 
     /** Stops every process (SIGTERM, then SIGKILL after 30 s), extra executors first. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopOnExit);
+        } catch (IllegalStateException shuttingDown) {
+            return; // the hook is stopping the processes
+        }
+        stop(processes);
+    }
+
+    private static void stop(List<Process> processes) {
         for (Process p : processes.reversed()) {
             p.destroy();
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor();
+            try {
+                if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
             }
         }
     }
