@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.streams.KafkaStreams;
@@ -35,7 +36,8 @@ final class ReadModel implements AutoCloseable {
         this.streams = streams;
     }
 
-    static ReadModel start(MillraceConfig config, Consumer<FlowRecord> onFlow, Consumer<ExecutionSnapshot> onExecution) {
+    /** @param onExecution told the execution id and encoded snapshot of every snapshot read, on the global thread */
+    static ReadModel start(MillraceConfig config, Consumer<FlowRecord> onFlow, BiConsumer<String, byte[]> onExecution) {
         var topology = ReadModelTopology.build(Topics.of(config), onFlow, onExecution);
         var model = new ReadModel(new KafkaStreams(topology, ReadModelTopology.properties(config)));
         model.streams.setStateListener((next, previous) -> {
@@ -76,7 +78,8 @@ final class ReadModel implements AutoCloseable {
     }
 
     Optional<ExecutionSnapshot> execution(String executionId) {
-        return query(() -> Optional.ofNullable(this.<ExecutionSnapshot>store(ReadModelTopology.EXECUTIONS_STORE).get(executionId)));
+        return query(() -> Optional.ofNullable(this.<byte[]>store(ReadModelTopology.EXECUTIONS_STORE).get(executionId)))
+                .map(Topics.SNAPSHOT_SERDE::decode);
     }
 
     private <V> ReadOnlyKeyValueStore<String, V> store(String name) {

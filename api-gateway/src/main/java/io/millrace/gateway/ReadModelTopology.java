@@ -2,9 +2,9 @@ package io.millrace.gateway;
 
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.Topics;
-import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.FlowRecord;
 import java.util.Properties;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -25,9 +25,12 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * flows      ──> Gateway.Flows.load      ──> [gateway-flows]       (namespace/id@revision → FlowRecord)
- * executions ──> Gateway.Executions.load ──> [gateway-executions]  (execution id → ExecutionSnapshot)
+ * executions ──> Gateway.Executions.load ──> [gateway-executions]  (execution id → ExecutionSnapshot bytes)
  *                       └─> listener (waiters)
  * </pre>
+ * Snapshots are kept as the executor encoded them: every execution sends several and most are never read, so only
+ * a lookup or a waiting request decodes one, never the global thread. An undecodable snapshot is stored all the
+ * same and fails the lookup that reads it.
  * The names are part of the on-disk state: renaming one loses the local copy (it is then re-read).
  */
 final class ReadModelTopology {
@@ -44,14 +47,15 @@ final class ReadModelTopology {
     }
 
     /** The listeners run on the global stream thread, after the store was updated; they must not block. */
-    static Topology build(Topics topics, Consumer<FlowRecord> onFlow, Consumer<ExecutionSnapshot> onExecution) {
+    static Topology build(Topics topics, Consumer<FlowRecord> onFlow, BiConsumer<String, byte[]> onExecution) {
         var topology = new Topology();
         var string = Serdes.String();
         topology.addGlobalStore(store(FLOWS_STORE, Topics.FLOW_SERDE), FLOWS_SOURCE,
                 string.deserializer(), Topics.FLOW_SERDE.deserializer(), topics.flows().name(),
-                FLOWS_LOADER, () -> new Loader<>(FLOWS_STORE, onFlow));
-        topology.addGlobalStore(store(EXECUTIONS_STORE, Topics.SNAPSHOT_SERDE), EXECUTIONS_SOURCE,
-                string.deserializer(), Topics.SNAPSHOT_SERDE.deserializer(), topics.executions().name(),
+                FLOWS_LOADER, () -> new Loader<FlowRecord>(FLOWS_STORE, (key, flow) -> onFlow.accept(flow)));
+        var bytes = Serdes.ByteArray();
+        topology.addGlobalStore(store(EXECUTIONS_STORE, bytes), EXECUTIONS_SOURCE,
+                string.deserializer(), bytes.deserializer(), topics.executions().name(),
                 EXECUTIONS_LOADER, () -> new Loader<>(EXECUTIONS_STORE, onExecution));
         return topology;
     }
@@ -86,13 +90,13 @@ final class ReadModelTopology {
                 .withCachingDisabled();
     }
 
-    /** Mirrors a compacted topic into its store (a null value deletes), then tells the listener. */
+    /** Mirrors a compacted topic into its store (a null value deletes), then tells the listener key and value. */
     private static final class Loader<V> implements Processor<String, V, Void, Void> {
         private final String storeName;
-        private final Consumer<V> listener;
+        private final BiConsumer<String, V> listener;
         private KeyValueStore<String, V> store;
 
-        Loader(String storeName, Consumer<V> listener) {
+        Loader(String storeName, BiConsumer<String, V> listener) {
             this.storeName = storeName;
             this.listener = listener;
         }
@@ -113,7 +117,7 @@ final class ReadModelTopology {
             }
             store.put(record.key(), record.value());
             try {
-                listener.accept(record.value());
+                listener.accept(record.key(), record.value());
             } catch (RuntimeException e) {
                 // The global thread cannot be replaced if it dies: a listener bug must not take the read model down.
                 LOG.error("Listener of {} failed on key {}", storeName, record.key(), e);

@@ -1,6 +1,7 @@
 package io.millrace.gateway;
 
 import io.millrace.serdes.ExecutionMapper;
+import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -30,12 +31,19 @@ final class Waiters {
         return waiter;
     }
 
-    /** Every new snapshot of the executions topic; only terminal ones release a waiter. */
-    void onSnapshot(ExecutionSnapshot snapshot) {
+    /**
+     * Every new snapshot of the executions topic, as encoded there; only terminal ones release a waiter. Only the
+     * snapshots of awaited executions are decoded.
+     */
+    void onSnapshot(String executionId, byte[] encoded) {
+        if (!byExecution.containsKey(executionId)) {
+            return;
+        }
+        ExecutionSnapshot snapshot = Topics.SNAPSHOT_SERDE.decode(encoded);
         if (!ExecutionMapper.fromRecord(snapshot.getExecution().getState()).isTerminal()) {
             return;
         }
-        CompletableFuture<ExecutionSnapshot> waiter = byExecution.remove(snapshot.getExecution().getId());
+        CompletableFuture<ExecutionSnapshot> waiter = byExecution.remove(executionId);
         if (waiter != null) {
             waiter.complete(snapshot);
         }

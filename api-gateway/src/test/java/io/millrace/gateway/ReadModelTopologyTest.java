@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -25,13 +26,14 @@ class ReadModelTopologyTest {
 
     private final Topics topics = new Topics("t.");
     private final List<FlowRecord> flowsSeen = new ArrayList<>();
-    private final List<ExecutionSnapshot> snapshotsSeen = new ArrayList<>();
+    private final List<String> snapshotsSeen = new ArrayList<>();
     private TopologyTestDriver driver;
 
     @BeforeEach
     void startDriver() {
         var config = MillraceConfig.defaults().withStateDir(stateDir);
-        driver = new TopologyTestDriver(ReadModelTopology.build(topics, flowsSeen::add, snapshotsSeen::add),
+        driver = new TopologyTestDriver(ReadModelTopology.build(topics, flowsSeen::add,
+                (id, snapshot) -> snapshotsSeen.add(id + " " + Topics.SNAPSHOT_SERDE.decode(snapshot).getExecution().getState())),
                 ReadModelTopology.properties(config));
     }
 
@@ -44,15 +46,15 @@ class ReadModelTopologyTest {
     void shouldKeepTheLatestSnapshotOfEachExecutionAndTellTheListener() {
         // given
         var input = driver.createInputTopic(topics.executions().name(), new StringSerializer(), Topics.SNAPSHOT_SERDE.serializer());
-        KeyValueStore<String, ExecutionSnapshot> store = driver.getKeyValueStore(ReadModelTopology.EXECUTIONS_STORE);
+        KeyValueStore<String, byte[]> store = driver.getKeyValueStore(ReadModelTopology.EXECUTIONS_STORE);
 
         // when
         input.pipeInput("ex1", Snapshots.of("ex1", "ns", "f", State.RUNNING));
         input.pipeInput("ex1", Snapshots.of("ex1", "ns", "f", State.SUCCESS));
 
         // then
-        assertThat(store.get("ex1").getExecution().getState().name()).isEqualTo("SUCCESS");
-        assertThat(snapshotsSeen).hasSize(2);
+        assertThat(Topics.SNAPSHOT_SERDE.decode(store.get("ex1")).getExecution().getState().name()).isEqualTo("SUCCESS");
+        assertThat(snapshotsSeen).containsExactly("ex1 RUNNING", "ex1 SUCCESS");
 
         // when
         input.pipeInput("ex1", (ExecutionSnapshot) null);
@@ -60,6 +62,21 @@ class ReadModelTopologyTest {
         // then
         assertThat(store.get("ex1")).isNull();
         assertThat(snapshotsSeen).hasSize(2);
+    }
+
+    @Test
+    void shouldStoreASnapshotItCannotDecodeWithoutStopping() {
+        // given
+        var input = driver.createInputTopic(topics.executions().name(), new StringSerializer(), new ByteArraySerializer());
+        KeyValueStore<String, byte[]> store = driver.getKeyValueStore(ReadModelTopology.EXECUTIONS_STORE);
+
+        // when: the store keeps bytes as they come; nothing decodes them on the way in
+        input.pipeInput("bad", new byte[] {1, 2, 3});
+        input.pipeInput("ex2", Topics.SNAPSHOT_SERDE.encode(Snapshots.of("ex2", "ns", "f", State.SUCCESS)));
+
+        // then
+        assertThat(store.get("bad")).containsExactly(1, 2, 3);
+        assertThat(snapshotsSeen).containsExactly("ex2 SUCCESS");
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.millrace.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.core.execution.State;
+import io.millrace.serdes.Topics;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -16,18 +17,31 @@ class WaitersTest {
         var waiter = waiters.register("ex1", Duration.ofSeconds(30));
 
         // when
-        waiters.onSnapshot(Snapshots.of("ex1", "ns", "f", State.RUNNING));
-        waiters.onSnapshot(Snapshots.of("other", "ns", "f", State.SUCCESS));
+        waiters.onSnapshot("ex1", encoded("ex1", State.RUNNING));
+        waiters.onSnapshot("other", encoded("other", State.SUCCESS));
 
         // then
         assertThat(waiter).isNotDone();
 
         // when
-        waiters.onSnapshot(Snapshots.of("ex1", "ns", "f", State.FAILED));
+        waiters.onSnapshot("ex1", encoded("ex1", State.FAILED));
 
         // then
         assertThat(waiter.get(1, TimeUnit.SECONDS).getExecution().getState().name()).isEqualTo("FAILED");
         assertThat(waiters.size()).isZero();
+    }
+
+    @Test
+    void shouldNotDecodeTheSnapshotsOfExecutionsNobodyWaitsFor() {
+        // given
+        var waiter = waiters.register("ex1", Duration.ofSeconds(30));
+
+        // when: bytes that are no snapshot, for another execution
+        waiters.onSnapshot("other", new byte[] {1, 2, 3});
+
+        // then: not decoded, so no failure
+        assertThat(waiter).isNotDone();
+        assertThat(waiters.size()).isEqualTo(1);
     }
 
     @Test
@@ -68,5 +82,9 @@ class WaitersTest {
         assertThat(first).isCompletedExceptionally();
         assertThat(second).isCompletedExceptionally();
         assertThat(waiters.size()).isZero();
+    }
+
+    private static byte[] encoded(String executionId, State state) {
+        return Topics.SNAPSHOT_SERDE.encode(Snapshots.of(executionId, "ns", "f", state));
     }
 }
