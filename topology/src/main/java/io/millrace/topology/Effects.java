@@ -33,7 +33,7 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueStore;
 
-/** Carries out a decision: forwards its events, worker tasks and snapshot, and stores its timers. */
+/** Carries out a decision: forwards its events, worker tasks and snapshot, and stores or deletes its timers. */
 final class Effects {
     private final ProcessorContext<String, Object> context;
     private final KeyValueStore<String, TimerRecord> timers;
@@ -66,6 +66,7 @@ final class Effects {
                         new Record<>(executionId, workerTask(dispatch, state, flow, now), timestamp)));
                 case Effect.ScheduleTimer schedule -> outbox.timers.put(TimerKeys.of(schedule.timer()),
                         ExecutionMapper.toRecord(schedule.timer()));
+                case Effect.CancelTimer cancel -> outbox.timers.put(TimerKeys.of(cancel.timer()), null);
                 case Effect.EmitSnapshot ignored -> outbox.records.add(new Outgoing(Names.SNAPSHOTS_SINK,
                         new Record<>(executionId, snapshot(state, now), timestamp)));
             }
@@ -76,12 +77,15 @@ final class Effects {
     /** What one decision sends and stores; {@link #send()} once the state is stored. */
     final class Outbox {
         private final List<Outgoing> records = new ArrayList<>();
+        /** By timer key, in effect order: a later effect on the same key wins; null deletes (a cancel). */
         private final Map<String, TimerRecord> timers = new LinkedHashMap<>();
 
         void send() {
             timers.forEach((key, timer) -> {
-                Effects.this.timers.put(key, timer);
-                wakeBy.accept(timer.getDueAt().toEpochMilli());
+                Effects.this.timers.put(key, timer); // null deletes, without reading the old value first
+                if (timer != null) {
+                    wakeBy.accept(timer.getDueAt().toEpochMilli());
+                }
             });
             records.forEach(r -> context.forward(r.record(), r.sink()));
         }

@@ -55,9 +55,9 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private Effects effects;
     private Wakeup wakeup;
     /**
-     * Every timer due before this (epoch millis) has fired and was deleted. Scans start here: RocksDB keeps a deleted
-     * key as a tombstone until compaction, and timer keys sort by due time, so a scan from the first key would step
-     * over every timer fired since the last compaction, thousands of them under load.
+     * Every timer due before this (epoch millis) has fired or was cancelled, and was deleted. Scans start here:
+     * RocksDB keeps a deleted key as a tombstone until compaction, and timer keys sort by due time, so a scan from the
+     * first key would step over every timer deleted since the last compaction, thousands of them under load.
      */
     private long firedBefore;
 
@@ -197,8 +197,11 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                 due.add(it.next());
             }
         }
-        if (!due.isEmpty()) {
-            firedBefore = due.getLast().value.getDueAt().toEpochMilli(); // before handling, which may store earlier ones
+        // set before handling, which may store earlier timers; a scan that took all it found leaves nothing due by now
+        if (due.size() < MAX_TIMERS_PER_PUNCTUATION) {
+            firedBefore = wallClockMillis + 1;
+        } else {
+            firedBefore = due.getLast().value.getDueAt().toEpochMilli();
         }
         for (KeyValue<String, TimerRecord> entry : due) {
             timers.delete(entry.key);

@@ -30,10 +30,12 @@ import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
 import io.millrace.serdes.avro.StateValue;
 import io.millrace.serdes.avro.TaskResultRecord;
+import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
@@ -237,6 +239,28 @@ class ExecutorTopologyTest {
         // then
         assertThat(tasks.isEmpty()).isTrue();
         assertThat(lastSnapshot().getExecution().getState().name()).isEqualTo("RUNNING");
+    }
+
+    @Test
+    void shouldDeleteTheLeaseTimerOfAnAttemptThatEnded() {
+        // given
+        create("e11", Map.of("name", "Kit"));
+        WorkerTaskRecord first = tasks.readValue();
+
+        // when
+        answer(first, State.SUCCESS, Map.of("value", "hello"));
+
+        // then: only the lease of the next task is left, and the ended one never fires
+        WorkerTaskRecord second = tasks.readValue();
+        KeyValueStore<String, TimerRecord> timers = driver.getKeyValueStore(Names.TIMERS_STORE);
+        var left = new ArrayList<TimerRecord>();
+        try (var all = timers.all()) {
+            all.forEachRemaining(kv -> left.add(kv.value));
+        }
+        assertThat(left).singleElement().satisfies(timer -> {
+            assertThat(timer.getKind()).isEqualTo("LEASE");
+            assertThat(timer.getTaskRunId()).isEqualTo(second.getTaskRunId());
+        });
     }
 
     @Test

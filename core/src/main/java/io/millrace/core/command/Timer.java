@@ -3,8 +3,9 @@ package io.millrace.core.command;
 import java.time.Instant;
 
 /**
- * A wake-up the executor keeps for an execution. A timer that fires after what it guarded has moved
- * on is simply ignored, so timers are never cancelled, only outlived.
+ * A wake-up the executor keeps for an execution. A lease timer is cancelled when a result ends or extends its
+ * attempt; still, a timer that fires after what it guarded has moved on (a cancel lost in a crash, a kill) is
+ * simply ignored.
  */
 public record Timer(String executionId, Kind kind, String taskRunId, int attempt, Instant dueAt) {
 

@@ -191,13 +191,17 @@ public final class Decider {
                     + result.taskRunId() + " attempt " + result.attempt() + " is not one");
             return;
         }
+        // the attempt's lease timer would fire only to be ignored: cancel it before a new one may take its key
+        Timer lease = leaseTimer(step.executionId(), result.taskRunId(), result.attempt(), attempt.get().leaseUntil());
         switch (result.state()) {
             case RUNNING -> {
                 Instant until = now.plus(settings.lease());
                 step.emit(new TaskRunLeaseExtended(result.taskRunId(), result.attempt(), until, now));
+                step.effect(new Effect.CancelTimer(lease));
                 step.effect(new Effect.ScheduleTimer(leaseTimer(step.executionId(), result.taskRunId(), result.attempt(), until)));
             }
             case SUCCESS, WARNING, FAILED -> {
+                step.effect(new Effect.CancelTimer(lease));
                 step.emit(new TaskRunCompleted(result.taskRunId(), result.state(), result.outputs(), result.error(), now));
                 advance(step, flow, now);
             }

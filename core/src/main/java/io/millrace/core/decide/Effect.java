@@ -14,6 +14,10 @@ public sealed interface Effect {
     record ScheduleTimer(Timer timer) implements Effect {
     }
 
+    /** Forget a wake-up that is no longer needed; one that already fired, or was never stored, is no matter. */
+    record CancelTimer(Timer timer) implements Effect {
+    }
+
     /** Publish the execution's latest state (with outputs) to the snapshots topic. */
     record EmitSnapshot(String executionId) implements Effect {
     }

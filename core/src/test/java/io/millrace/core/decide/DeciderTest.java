@@ -331,6 +331,20 @@ class DeciderTest {
         }
 
         @Test
+        void shouldCancelTheLeaseTimerOfTheAttemptAResultEnds() {
+            // given
+            var driver = ExecutionDriver.flow(LINEAR);
+            driver.create();
+
+            // when
+            Decision decision = driver.advance(Duration.ofSeconds(2)).fail("t1");
+
+            // then: the timer scheduled when the attempt started, exactly
+            assertThat(decision.effects()).contains(new Effect.CancelTimer(
+                    new Timer(EXECUTION_ID, Timer.Kind.LEASE, driver.runId("t1"), 1, T0.plus(LEASE))));
+        }
+
+        @Test
         void shouldCompleteWithFlowOutputsRenderedFromTaskOutputs() {
             // given
             var driver = ExecutionDriver.flow(WITH_OUTPUTS);
@@ -348,6 +362,7 @@ class DeciderTest {
             assertThat(completed.outputs()).containsExactly(Map.entry("greeting", "hello world"));
             assertThat(dispatchedTaskIds(decision)).isEmpty();
             assertThat(decision.effects()).containsExactly(
+                    new Effect.CancelTimer(new Timer(EXECUTION_ID, Timer.Kind.LEASE, driver.runId("t2"), 1, T0.plus(LEASE))),
                     new Effect.ScheduleTimer(Timer.purge(EXECUTION_ID, driver.now().plus(RETENTION))),
                     new Effect.EmitSnapshot(EXECUTION_ID));
             assertThat(driver.execution().state()).isEqualTo(State.SUCCESS);
@@ -683,6 +698,7 @@ class DeciderTest {
             assertThat(decision.events()).containsExactly(
                     new TaskRunLeaseExtended(driver.runId("t1"), 1, until, driver.now()));
             assertThat(decision.effects()).containsExactly(
+                    new Effect.CancelTimer(new Timer(EXECUTION_ID, Timer.Kind.LEASE, driver.runId("t1"), 1, T0.plus(LEASE))),
                     new Effect.ScheduleTimer(new Timer(EXECUTION_ID, Timer.Kind.LEASE, driver.runId("t1"), 1, until)),
                     new Effect.EmitSnapshot(EXECUTION_ID));
             assertThat(driver.run("t1").currentAttempt()).hasValueSatisfying(a -> {

@@ -360,6 +360,8 @@ class ReplayPropertyTest {
                         case Effect.ScheduleTimer schedule ->
                                 (schedule.timer().kind() == Timer.Kind.PURGE ? purges : timers).add(schedule.timer());
                         case Effect.EmitSnapshot snapshot -> assertThat(snapshot.executionId()).isEqualTo(id);
+                        // cancelled timers stay fireable: a crash may lose the cancel, and firing must be harmless
+                        case Effect.CancelTimer cancel -> assertThat(timers).contains(cancel.timer());
                     }
                 });
                 checkStep(command, before, decision, eventsBefore);
