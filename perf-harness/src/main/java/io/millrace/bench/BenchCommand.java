@@ -3,7 +3,6 @@ package io.millrace.bench;
 import io.millrace.core.flow.FlowParser;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.Topics;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -173,15 +172,12 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private List<RateResult> runSelfStarted(Setting setting, Path logs) throws Exception {
-        Path work = Files.createTempDirectory("millrace-bench");
         System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
-        try (EngineProcess engine = EngineProcess.start(engineMainClass, work, logs, setting.engineSettings(topicPrefix), setting.executors());
+        try (EngineProcess engine = EngineProcess.start(engineMainClass, logs, setting.engineSettings(topicPrefix), setting.executors());
              EngineProbe probe = EngineProbe.attach(engine.pids())) {
             // the engine inherits this environment, so its default guarantee may come from there
             String guarantee = setting.guarantee(System.getenv().getOrDefault("MILLRACE_PROCESSING_GUARANTEE", "exactly_once_v2"));
             return measure(setting, guarantee, engine.bootstrapServers(), engine.api(), probe, engine::storeMb);
-        } finally {
-            deleteRecursively(work);
         }
     }
 
@@ -247,17 +243,6 @@ public final class BenchCommand implements Callable<Integer> {
                     FlowMapper.toRecord(flow, Instant.now()))).get(30, TimeUnit.SECONDS);
         }
         return flowId;
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     /** Parses 10s, 500ms, 2m, 1h or ISO-8601 (PT10S). */

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -18,23 +19,25 @@ import java.util.stream.Stream;
 
 /**
  * A standalone engine started by the harness in its own JVM (so its CPU and heap are its own), plus any extra
- * executor instances against the same embedded broker. Output goes to log files in the results folder. The processes
- * are stopped on {@link #close()}, or by a shutdown hook when the harness itself is stopped (SIGTERM, SIGINT), so
- * an ended harness never leaves an engine behind.
+ * executor instances against the same embedded broker. Their data lives in a temporary folder; output goes to log
+ * files in the results folder. The processes are stopped and the data deleted on {@link #close()}, or by a shutdown
+ * hook when the harness itself is stopped (SIGTERM, SIGINT), so an ended harness never leaves an engine behind.
  */
 final class EngineProcess implements AutoCloseable {
     private static final Pattern UP = Pattern.compile("Millrace is up\\. API: (\\S+)\\s+\\(Kafka at ([^)]+)\\)");
     private static final long START_TIMEOUT_SECONDS = 180;
 
     private final List<Process> processes;
+    private final Path workDir;
     private final Thread stopOnExit;
     private final List<Path> stateDirs;
     private final URI api;
     private final String bootstrapServers;
 
-    private EngineProcess(List<Process> processes, Thread stopOnExit, List<Path> stateDirs, URI api,
+    private EngineProcess(List<Process> processes, Path workDir, Thread stopOnExit, List<Path> stateDirs, URI api,
                           String bootstrapServers) {
         this.processes = processes;
+        this.workDir = workDir;
         this.stopOnExit = stopOnExit;
         this.stateDirs = stateDirs;
         this.api = api;
@@ -43,13 +46,14 @@ final class EngineProcess implements AutoCloseable {
 
     /**
      * Starts {@code mainClass standalone} from this JVM's classpath with {@code settings} (as {@code --set}), data
-     * under {@code workDir}, then {@code executors - 1} more executor processes; waits until the engine is up.
+     * in a new temporary folder, then {@code executors - 1} more executor processes; waits until the engine is up.
      */
-    static EngineProcess start(String mainClass, Path workDir, Path logDir, Map<String, String> settings, int executors)
+    static EngineProcess start(String mainClass, Path logDir, Map<String, String> settings, int executors)
             throws IOException, InterruptedException, TimeoutException {
         Files.createDirectories(logDir);
+        Path workDir = Files.createTempDirectory("millrace-bench");
         var processes = new CopyOnWriteArrayList<Process>();
-        Thread stopOnExit = new Thread(() -> stop(processes), "bench-engine-stop");
+        Thread stopOnExit = new Thread(() -> stop(processes, workDir), "bench-engine-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
         var stateDirs = new ArrayList<Path>();
         try {
@@ -71,9 +75,9 @@ final class EngineProcess implements AutoCloseable {
                 addSettings(executorArgs, settings);
                 processes.add(launch(mainClass, executorArgs, logDir.resolve("engine-executor-" + i + ".log")));
             }
-            return new EngineProcess(processes, stopOnExit, stateDirs, api, bootstrap);
+            return new EngineProcess(processes, workDir, stopOnExit, stateDirs, api, bootstrap);
         } catch (IOException | InterruptedException | TimeoutException | RuntimeException e) {
-            new EngineProcess(processes, stopOnExit, stateDirs, null, null).close();
+            new EngineProcess(processes, workDir, stopOnExit, stateDirs, null, null).close();
             throw e;
         }
     }
@@ -105,7 +109,7 @@ final class EngineProcess implements AutoCloseable {
         return bytes / (1024.0 * 1024.0);
     }
 
-    /** Stops every process (SIGTERM, then SIGKILL after 30 s), extra executors first. */
+    /** Stops every process (SIGTERM, then SIGKILL after 30 s), extra executors first, then deletes their data. */
     @Override
     public void close() {
         try {
@@ -113,20 +117,27 @@ final class EngineProcess implements AutoCloseable {
         } catch (IllegalStateException shuttingDown) {
             return; // the hook is stopping the processes
         }
-        stop(processes);
+        stop(processes, workDir);
     }
 
-    private static void stop(List<Process> processes) {
+    private static void stop(List<Process> processes, Path workDir) {
         for (Process p : processes.reversed()) {
             p.destroy();
             try {
                 if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
+                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
                 }
             } catch (InterruptedException e) {
                 p.destroyForcibly();
                 Thread.currentThread().interrupt();
             }
+        }
+        try (Stream<Path> paths = Files.walk(workDir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException | java.io.UncheckedIOException e) {
+            System.err.println("Could not delete the engine's data in " + workDir + ": " + e);
         }
     }
 
