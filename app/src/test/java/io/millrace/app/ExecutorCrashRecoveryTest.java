@@ -129,7 +129,7 @@ class ExecutorCrashRecoveryTest {
     private static void startExecutions(MillraceConfig config, Topics topics) {
         try (var producer = new KafkaProducer<>(producerProps(config), new StringSerializer(), topics.commands().valueSerde().serializer())) {
             for (int i = 0; i < EXECUTIONS; i++) {
-                String id = "exec-" + i;
+                String id = executionId(i);
                 producer.send(new ProducerRecord<>(topics.commands().name(), id, CommandMapper.toRecord(
                         new CreateExecution(id, "test.crash", "crash", null, Map.of("n", i), Map.of(), Instant.now()))));
                 Thread.sleep(20);
@@ -167,6 +167,10 @@ class ExecutorCrashRecoveryTest {
         return String.join("\n", lines);
     }
 
+    private static String executionId(int i) {
+        return "exec-" + i;
+    }
+
     private static Map<String, Object> producerProps(MillraceConfig config) {
         return Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all");
     }
@@ -195,7 +199,7 @@ class ExecutorCrashRecoveryTest {
         Set<String> missing() {
             var ids = new TreeSet<String>();
             for (int i = 0; i < EXECUTIONS; i++) {
-                ids.add("exec-" + i);
+                ids.add(executionId(i));
             }
             ids.removeAll(endings.keySet());
             return ids;
