@@ -1,6 +1,7 @@
 package io.millrace.worker;
 
 import io.millrace.core.expression.Expressions;
+import io.millrace.core.flow.TaskTypes;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.WorkerTaskRecord;
@@ -9,6 +10,7 @@ import io.millrace.worker.task.TaskInvocation;
 import io.millrace.worker.task.TaskOutcome;
 import io.millrace.worker.task.TaskRegistry;
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -27,6 +29,8 @@ import org.slf4j.LoggerFactory;
  * Runs task records, each on its own virtual thread: decodes it, finds its implementation, runs it while a
  * shared scheduler sends RUNNING heartbeats every third of its lease, then produces its final result.
  * Whatever a task throws (an {@link Error} too) becomes a FAILED result naming the task and the cause.
+ * A task with a {@code timeout} that runs longer ends FAILED at its deadline: the result is sent then and the task's
+ * thread is interrupted (a task that ignores interruption runs on, but its slot is freed and its result dropped).
  * An attempt interrupted by {@link #stop()} produces nothing: the executor re-dispatches it after its lease.
  */
 final class TaskRunner implements PollLoop.Starter {
@@ -72,11 +76,11 @@ final class TaskRunner implements PollLoop.Starter {
             slot.done(true);
             return;
         }
-        var attempt = new Attempt(task);
+        var attempt = new Attempt(task, () -> slot.done(true));
         ScheduledFuture<?> beating = attempt.beatEvery(heartbeatPeriodMillis(task));
         TaskOutcome outcome;
         try {
-            outcome = execute(task);
+            outcome = execute(task, attempt);
         } catch (InterruptedException e) {
             if (stopping) {
                 LOG.info("Task '{}' (execution {}, attempt {}) stopped with the worker", task.getTaskId(),
@@ -92,11 +96,12 @@ final class TaskRunner implements PollLoop.Starter {
             if (beating != null) {
                 beating.cancel(false);
             }
+            attempt.cancelDeadline();
         }
-        attempt.end(outcome, () -> slot.done(true));
+        attempt.end(outcome);
     }
 
-    private TaskOutcome execute(WorkerTaskRecord task) throws Exception {
+    private TaskOutcome execute(WorkerTaskRecord task, Attempt attempt) throws Exception {
         Optional<RunnableTask> implementation = registry.find(task.getTaskType());
         if (implementation.isEmpty()) {
             return TaskOutcome.failed("Task '" + task.getTaskId() + "': unknown task type '" + task.getTaskType()
@@ -109,6 +114,15 @@ final class TaskRunner implements PollLoop.Starter {
             variables = Json.readMap(task.getVariablesJson());
         } catch (IllegalArgumentException e) {
             return TaskOutcome.failed("Task '" + task.getTaskId() + "': unreadable task record: " + e.getMessage());
+        }
+        Object timeout = properties.get(TaskTypes.TIMEOUT);
+        if (timeout != null) {
+            try {
+                attempt.endAfter(Duration.parse(timeout.toString()), Thread.currentThread());
+            } catch (DateTimeParseException e) {
+                return TaskOutcome.failed("Task '" + task.getTaskId() + "': property 'timeout' is not an ISO-8601 duration "
+                        + "such as PT5M: '" + timeout + "'");
+            }
         }
         var invocation = new TaskInvocation(task.getTaskId(), task.getTaskType(), properties, variables, expressions,
                 new Slf4jTaskLogger(task));
@@ -125,17 +139,22 @@ final class TaskRunner implements PollLoop.Starter {
     }
 
     /**
-     * One attempt's heartbeats and final result. The lock orders them: once the final result is sent no
-     * heartbeat follows it, and the idempotent producer keeps that order on the results topic.
+     * One attempt's heartbeats and final result, which comes from the task or from its deadline, whichever is first.
+     * The lock orders them: once the final result is sent no heartbeat or other result follows it, and the
+     * idempotent producer keeps that order on the results topic.
      * A lock, not {@code synchronized}, so a virtual thread blocked in send does not pin its carrier.
      */
     private final class Attempt {
         private final WorkerTaskRecord task;
+        /** Frees the attempt's slot once its final result is sent. */
+        private final Runnable settled;
         private final ReentrantLock lock = new ReentrantLock();
         private boolean ended;
+        private ScheduledFuture<?> deadline;
 
-        Attempt(WorkerTaskRecord task) {
+        Attempt(WorkerTaskRecord task, Runnable settled) {
             this.task = task;
+            this.settled = settled;
         }
 
         /** The first heartbeat after one period: a task shorter than that sends none. Null once stopping. */
@@ -158,11 +177,39 @@ final class TaskRunner implements PollLoop.Starter {
             }
         }
 
-        void end(TaskOutcome outcome, Runnable settled) {
+        /** At {@code timeout} from now, ends the attempt FAILED and interrupts {@code runner}, if it has not ended. */
+        void endAfter(Duration timeout, Thread runner) {
+            try {
+                deadline = heartbeats.schedule(() -> timedOut(timeout, runner), timeout.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                // stopping: the attempt is abandoned anyway
+            }
+        }
+
+        void cancelDeadline() {
+            if (deadline != null) {
+                deadline.cancel(false);
+            }
+        }
+
+        private void timedOut(Duration timeout, Thread runner) {
+            String error = "Task '" + task.getTaskId() + "': Timeout after " + timeout;
+            if (end(TaskOutcome.failed(error))) {
+                LOG.warn("{} (execution {}, attempt {}); interrupting it", error, task.getExecutionId(), task.getAttempt());
+                runner.interrupt();
+            }
+        }
+
+        /** Sends the final result unless one was sent already; true when this call sent it. */
+        boolean end(TaskOutcome outcome) {
             lock.lock();
             try {
+                if (ended) {
+                    return false;
+                }
                 ended = true;
                 publisher.result(task, outcome.state(), outcome.outputs(), outcome.error(), settled);
+                return true;
             } finally {
                 lock.unlock();
             }

@@ -87,6 +87,49 @@ class WorkerTest {
     }
 
     @Test
+    void shouldFailATaskAtItsTimeoutAndFreeItsSlot() {
+        // given: one slot; a nap of 100 s with a timeout (as the conformance corpus's timeout-sleep flow), then a task
+        MillraceConfig config = WorkerTestSupport.config(1);
+        WorkerTaskRecord nap = task("exec-t1", "nap", TaskTypes.SLEEP, Map.of("duration", "PT100S", "timeout", "PT0.5S"),
+                Map.of(), 600);
+        WorkerTaskRecord next = task("exec-t2", "next", TaskTypes.RETURN, Map.of("format", "ran"), Map.of(), LONG_LEASE);
+
+        // when
+        try (Worker worker = Worker.start(config); var results = new ResultReader(config)) {
+            dispatch(config, nap, next);
+            List<TaskResult> all = results.awaitFinal("exec-t1-nap", "exec-t2-next");
+
+            // then: heartbeats until the deadline, one FAILED result, and the slot went to the next task
+            List<TaskResult> naps = all.stream().filter(r -> r.taskRunId().equals("exec-t1-nap")).toList();
+            assertThat(naps).extracting(TaskResult::state).contains(State.RUNNING).endsWith(State.FAILED)
+                    .containsOnlyOnce(State.FAILED);
+            assertThat(naps.getLast().error()).isEqualTo("Task 'nap': Timeout after PT0.5S");
+            assertThat(finalResult(all, "exec-t2-next").state()).isEqualTo(State.SUCCESS);
+        }
+    }
+
+    @Test
+    void shouldLetATaskFinishWithinItsTimeoutAndRefuseABadTimeout() {
+        // given
+        MillraceConfig config = WorkerTestSupport.config(4);
+        WorkerTaskRecord quick = task("exec-t3", "quick", TaskTypes.SLEEP, Map.of("duration", "PT0.1S", "timeout", "PT5S"),
+                Map.of(), LONG_LEASE);
+        WorkerTaskRecord bad = task("exec-t4", "bad", TaskTypes.RETURN, Map.of("format", "x", "timeout", "5s"),
+                Map.of(), LONG_LEASE);
+
+        // when
+        try (Worker worker = Worker.start(config); var results = new ResultReader(config)) {
+            dispatch(config, quick, bad);
+            List<TaskResult> all = results.awaitFinal("exec-t3-quick", "exec-t4-bad");
+
+            // then
+            assertThat(finalResult(all, "exec-t3-quick").state()).isEqualTo(State.SUCCESS);
+            assertThat(finalResult(all, "exec-t4-bad").error())
+                    .isEqualTo("Task 'bad': property 'timeout' is not an ISO-8601 duration such as PT5M: '5s'");
+        }
+    }
+
+    @Test
     void shouldRunTasksConcurrentlyUpToTheConcurrency() {
         // given
         int n = 4;

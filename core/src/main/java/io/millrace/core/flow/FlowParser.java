@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -129,12 +131,28 @@ public final class FlowParser {
             spec.required().stream()
                     .filter(p -> !node.hasNonNull(p))
                     .forEach(p -> problems.add("Missing required property '" + p + "' at " + where));
+            timeout(node.path(TaskTypes.TIMEOUT), where, problems);
         }
         String workerGroup = workerGroup(node.path("workerGroup"), where, problems);
         if (problems.size() > before) {
             return null;
         }
         return new TaskDef(id, canonical, workerGroup, node.path("disabled").asBoolean(false), properties);
+    }
+
+    private static void timeout(JsonNode node, String where, List<String> problems) {
+        if (node.isMissingNode()) {
+            return;
+        }
+        try {
+            Duration timeout = Duration.parse(node.asText());
+            if (node.isTextual() && !timeout.isNegative() && !timeout.isZero()) {
+                return;
+            }
+        } catch (DateTimeParseException e) {
+            // reported below
+        }
+        problems.add("Expected timeout at " + where + " to be a positive ISO-8601 duration such as PT5M, but found " + node);
     }
 
     private static String workerGroup(JsonNode node, String where, List<String> problems) {

@@ -31,15 +31,21 @@ public final class TaskTypes {
             RETURN, new TypeSpec(Set.of(), Set.of("format")),
             OUTPUT_VALUES, new TypeSpec(Set.of(), Set.of("values")),
             SLEEP, new TypeSpec(Set.of("duration"), Set.of()),
-            TRANSFORM_VALUE, new TypeSpec(Set.of("from", "expression"), Set.of("maxDepth", "timeout")));
+            TRANSFORM_VALUE, new TypeSpec(Set.of("from", "expression"), Set.of("maxDepth")));
 
-    /** Properties every task may carry, whatever its type. */
+    /** Properties every task may carry, whatever its type, and which the engine reads itself. */
     public static final Set<String> COMMON_PROPERTIES = Set.of("id", "type", "description", "disabled", "workerGroup");
 
-    /** The task-specific properties of a type: those it requires and those it also accepts. */
+    /**
+     * A task's time limit, an ISO-8601 duration: every runnable type accepts it. It stays among the task's properties,
+     * because the worker enforces it (and a type may also bound its own work by it).
+     */
+    public static final String TIMEOUT = "timeout";
+
+    /** The task-specific properties of a type: those it requires and those it also accepts ({@link #TIMEOUT} always). */
     public record TypeSpec(Set<String> required, Set<String> optional) {
         public boolean accepts(String property) {
-            return required.contains(property) || optional.contains(property);
+            return required.contains(property) || optional.contains(property) || TIMEOUT.equals(property);
         }
     }
 

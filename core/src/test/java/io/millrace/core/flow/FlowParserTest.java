@@ -223,6 +223,24 @@ class FlowParserTest {
             assertThat(properties.get("values")).isEqualTo(Map.of(
                     "count", 3, "ratio", 0.5, "flag", true, "list", List.of(1, "two")));
         }
+
+        @Test
+        void shouldAcceptATimeoutOnAnyTaskType() throws Exception {
+            // given
+            String yaml = """
+                    id: timeouts
+                    namespace: io.millrace.tests
+                    tasks:
+                      - {id: nap, type: sleep, duration: PT100S, timeout: PT0.0001S}
+                      - {id: say, type: log, message: m, timeout: PT5M}
+                    """;
+
+            // when
+            List<TaskDef> tasks = parser.parse(yaml).tasks();
+
+            // then: kept among the properties, for the worker
+            assertThat(tasks).extracting(t -> t.properties().get("timeout")).containsExactly("PT0.0001S", "PT5M");
+        }
     }
 
     @Nested
@@ -382,6 +400,28 @@ class FlowParserTest {
 
             // then
             assertThat(problems).containsExactly("Unknown or unsupported property 'retry' at errors[0] (task 'b')");
+        }
+
+        @Test
+        void shouldNameATimeoutThatIsNotAPositiveDuration() {
+            // given
+            String yaml = """
+                    id: bad-timeouts
+                    namespace: io.millrace.tests
+                    tasks:
+                      - {id: a, type: log, message: m, timeout: 10s}
+                      - {id: b, type: log, message: m, timeout: 5}
+                      - {id: c, type: log, message: m, timeout: PT0S}
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).containsExactly(
+                    "Expected timeout at tasks[0] (task 'a') to be a positive ISO-8601 duration such as PT5M, but found \"10s\"",
+                    "Expected timeout at tasks[1] (task 'b') to be a positive ISO-8601 duration such as PT5M, but found 5",
+                    "Expected timeout at tasks[2] (task 'c') to be a positive ISO-8601 duration such as PT5M, but found \"PT0S\"");
         }
 
         @Test
