@@ -32,6 +32,7 @@ public final class ConfigLoader {
             Map.entry("stream-threads", "1"),
             Map.entry("poll-ms", "5"),
             Map.entry("commit-interval-ms", "20"),
+            Map.entry("eager-commit-below-per-s", "150"),
             Map.entry("state-dir", System.getProperty("java.io.tmpdir") + "/millrace-state"),
             Map.entry("lease", "PT30S"),
             Map.entry("max-lost-attempts", "5"),
@@ -103,6 +104,7 @@ public final class ConfigLoader {
                 reader.positive("stream-threads"),
                 reader.nonNegativeLong("poll-ms"),
                 reader.nonNegativeLong("commit-interval-ms"),
+                reader.nonNegative("eager-commit-below-per-s"),
                 Path.of(reader.text("state-dir")),
                 reader.duration("lease"),
                 reader.positive("max-lost-attempts"),
@@ -153,6 +155,10 @@ public final class ConfigLoader {
 
         int positive(String key) {
             return checked(key, Integer::parseInt, value -> value > 0, "a positive whole number");
+        }
+
+        int nonNegative(String key) {
+            return checked(key, Integer::parseInt, value -> value >= 0, "a whole number of 0 or more");
         }
 
         int port(String key) {

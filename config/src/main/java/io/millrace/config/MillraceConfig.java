@@ -18,6 +18,7 @@ public record MillraceConfig(
         int streamThreads,
         long pollMs,
         long commitIntervalMs,
+        int eagerCommitBelowPerSecond,
         Path stateDir,
         Duration lease,
         int maxLostAttempts,
@@ -43,14 +44,14 @@ public record MillraceConfig(
 
     public MillraceConfig withBootstrapServers(String servers) {
         return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
-                streamThreads, pollMs, commitIntervalMs, stateDir, lease, maxLostAttempts, retention, workerGroup,
-                workerConcurrency, port, waitTimeout, dataDir, kafka);
+                streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
+                retention, workerGroup, workerConcurrency, port, waitTimeout, dataDir, kafka);
     }
 
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
-                streamThreads, pollMs, commitIntervalMs, dir, lease, maxLostAttempts, retention, workerGroup,
-                workerConcurrency, port, waitTimeout, dataDir, kafka);
+                streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
+                retention, workerGroup, workerConcurrency, port, waitTimeout, dataDir, kafka);
     }
 
     public boolean exactlyOnce() {

@@ -29,6 +29,11 @@ final class ExecutorMetrics {
         registry.counter("millrace.executor.reemitted").increment();
     }
 
+    /** Ending an execution asked Kafka Streams for a commit at once (see {@link EagerCommits}). */
+    void eagerCommit() {
+        registry.counter("millrace.executor.eager.commits").increment();
+    }
+
     void deadLettered() {
         deadLetters.increment();
     }

@@ -8,6 +8,7 @@ import io.millrace.core.command.TimerFired;
 import io.millrace.core.decide.Decider;
 import io.millrace.core.decide.Decision;
 import io.millrace.core.decide.Rejection;
+import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.flow.Flow;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.ExecutionMapper;
@@ -46,6 +47,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private final Decider decider;
     private final ExecutorSettings settings;
     private final ExecutorMetrics metrics;
+    private final EagerCommits eagerCommits;
     private ProcessorContext<String, Object> context;
     private KeyValueStore<String, ExecutionRecord> executions;
     private KeyValueStore<String, OutputsRecord> outputs;
@@ -60,10 +62,14 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
      * first key would step over every timer deleted since the last compaction, thousands of them under load.
      */
     private long firedBefore;
+    /** When the record being handled was produced (epoch millis); {@link Long#MIN_VALUE} for a timer's command. */
+    private long inputTimestamp = Long.MIN_VALUE;
 
-    ExecutorProcessor(Decider decider, ExecutorSettings settings, MeterRegistry registry) {
+    /** @param eagerCommits shared by the processors of all the instance's stream tasks */
+    ExecutorProcessor(Decider decider, ExecutorSettings settings, EagerCommits eagerCommits, MeterRegistry registry) {
         this.decider = decider;
         this.settings = settings;
+        this.eagerCommits = eagerCommits;
         this.metrics = new ExecutorMetrics(registry);
     }
 
@@ -88,6 +94,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
 
     @Override
     public void process(Record<String, SpecificRecord> record) {
+        inputTimestamp = record.timestamp();
         Command command;
         try {
             command = switch (record.value()) {
@@ -126,6 +133,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             Effects.Outbox outbox = effects.prepare(command.executionId(), decision, state, flow, now);
             state.flush();
             outbox.send();
+            commitIfEnded(decision, now);
             decision.rejection().ifPresent(r -> rejected(command, r, original, now));
             boolean duplicate = decision.rejection().filter(r -> r.kind() == Rejection.Kind.DUPLICATE).isPresent();
             if (duplicate && settings.reemitDuplicates()) {
@@ -182,13 +190,24 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             Effects.Outbox outbox = effects.prepare(executionId, decision, state, null, now);
             state.flush();
             outbox.send();
+            commitIfEnded(decision, now);
         } catch (RuntimeException e) {
             LOG.error("Unable to fail execution {} after an internal error", executionId, e);
         }
     }
 
+    /** An ended execution's snapshot is readable (under exactly-once) only after a commit: ask for one now, if cheap. */
+    private void commitIfEnded(Decision decision, Instant now) {
+        if (decision.events().stream().anyMatch(ExecutionCompleted.class::isInstance)
+                && eagerCommits.ended(now.toEpochMilli(), inputTimestamp)) {
+            context.commit();
+            metrics.eagerCommit();
+        }
+    }
+
     private void punctuate(long wallClockMillis) {
         wakeup.cancel();
+        inputTimestamp = Long.MIN_VALUE; // what fires now was not produced by anyone: never worth an eager commit
         Instant now = Instant.ofEpochMilli(wallClockMillis);
         var due = new ArrayList<KeyValue<String, TimerRecord>>();
         try (KeyValueIterator<String, TimerRecord> it =

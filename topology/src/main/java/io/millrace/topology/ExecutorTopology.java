@@ -52,6 +52,8 @@ public final class ExecutorTopology {
         var expressions = new Expressions();
         var deciderSettings = new DeciderSettings(config.lease(), config.maxLostAttempts(), config.retention());
         var settings = new ExecutorProcessor.ExecutorSettings(config.lease(), TIMER_INTERVAL, FLOW_WAIT, !config.exactlyOnce());
+        var eagerCommits = new EagerCommits(config.exactlyOnce() ? config.eagerCommitBelowPerSecond() : 0,
+                config.commitIntervalMs());
         var string = Serdes.String();
 
         var topology = new Topology();
@@ -60,7 +62,7 @@ public final class ExecutorTopology {
         topology.addSource(Names.RESULTS_SOURCE, string.deserializer(), topics.results().valueSerde().deserializer(),
                 topics.results().name());
         topology.addProcessor(Names.EXECUTOR,
-                () -> new ExecutorProcessor(new Decider(deciderSettings, expressions), settings, registry),
+                () -> new ExecutorProcessor(new Decider(deciderSettings, expressions), settings, eagerCommits, registry),
                 Names.COMMANDS_SOURCE, Names.RESULTS_SOURCE);
         topology.addStateStore(store(Names.EXECUTIONS_STORE, new AvroSerde<>(ExecutionRecord.getClassSchema())), Names.EXECUTOR);
         topology.addStateStore(store(Names.OUTPUTS_STORE, new AvroSerde<>(OutputsRecord.getClassSchema())), Names.EXECUTOR);

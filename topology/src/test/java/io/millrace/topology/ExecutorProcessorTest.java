@@ -1,0 +1,173 @@
+package io.millrace.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.millrace.core.command.CreateExecution;
+import io.millrace.core.decide.Decider;
+import io.millrace.core.decide.DeciderSettings;
+import io.millrace.core.expression.Expressions;
+import io.millrace.core.flow.FlowParser;
+import io.millrace.serdes.AvroSerde;
+import io.millrace.serdes.CommandMapper;
+import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.ExecutionRecord;
+import io.millrace.serdes.avro.FlowRecord;
+import io.millrace.serdes.avro.OutputsRecord;
+import io.millrace.serdes.avro.TimerRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.processor.api.MockProcessorContext.CapturedPunctuator;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the executor asks of Kafka Streams besides records: a punctuation only when something waits (an idle one must
+ * not wake, and commit), and a commit at once when an execution ends while eager commits are on.
+ */
+class ExecutorProcessorTest {
+    private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private final MockProcessorContext<String, Object> context = new MockProcessorContext<>();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final ExecutorProcessor processor = processor(new EagerCommits(0, 20));
+    private KeyValueStore<String, FlowRecord> flows;
+
+    @BeforeEach
+    void createStores() {
+        context.setCurrentSystemTimeMs(NOW.toEpochMilli());
+        store(Names.EXECUTIONS_STORE, new AvroSerde<>(ExecutionRecord.getClassSchema()));
+        store(Names.OUTPUTS_STORE, new AvroSerde<>(OutputsRecord.getClassSchema()));
+        store(Names.TIMERS_STORE, new AvroSerde<>(TimerRecord.getClassSchema()));
+        store(Names.DEFERRED_STORE, Topics.COMMAND_SERDE);
+        flows = store(Names.FLOWS_STORE, Topics.FLOW_SERDE);
+    }
+
+    @Test
+    void shouldScheduleNoPunctuationWhileNothingWaits() {
+        // when
+        processor.init(context);
+
+        // then
+        assertThat(context.scheduledPunctuators()).isEmpty();
+    }
+
+    @Test
+    void shouldWakeWhenTheLeaseOfADispatchedTaskEnds() throws Exception {
+        // given
+        postFlow();
+        processor.init(context);
+
+        // when
+        processor.process(create("e1", Map.of("n", 1)));
+
+        // then
+        assertThat(context.scheduledPunctuators()).singleElement().satisfies(wake -> {
+            assertThat(wake.getStartTime()).isEqualTo(NOW.plus(LEASE));
+            assertThat(wake.cancelled()).isFalse();
+        });
+    }
+
+    @Test
+    void shouldAskForACommitWhenAnExecutionEndsWhileEagerCommitsAreOn() throws Exception {
+        // given
+        postFlow();
+        ExecutorProcessor eager = processor(new EagerCommits(100, 20));
+        eager.init(context);
+
+        // when
+        eager.process(create("e1", Map.of())); // the required input is missing: the execution ends FAILED at once
+
+        // then
+        assertThat(context.committed()).isTrue();
+        assertThat(registry.counter("millrace.executor.eager.commits").count()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldNotAskForACommitWhileTheExecutionRuns() throws Exception {
+        // given
+        postFlow();
+        ExecutorProcessor eager = processor(new EagerCommits(100, 20));
+        eager.init(context);
+
+        // when
+        eager.process(create("e1", Map.of("n", 1))); // dispatches its task
+
+        // then
+        assertThat(context.committed()).isFalse();
+    }
+
+    @Test
+    void shouldNotAskForACommitForAnEndDecidedOnARecordThatWaitedLong() throws Exception {
+        // given
+        postFlow();
+        ExecutorProcessor eager = processor(new EagerCommits(100, 20));
+        eager.init(context);
+        context.setCurrentSystemTimeMs(NOW.plusSeconds(1).toEpochMilli()); // the create was produced a second ago
+
+        // when
+        eager.process(create("e1", Map.of()));
+
+        // then
+        assertThat(context.committed()).isFalse();
+    }
+
+    @Test
+    void shouldNotAskForACommitWhenEagerCommitsAreOff() throws Exception {
+        // given
+        postFlow();
+        processor.init(context);
+
+        // when
+        processor.process(create("e1", Map.of()));
+
+        // then
+        assertThat(context.committed()).isFalse();
+    }
+
+    private ExecutorProcessor processor(EagerCommits eagerCommits) {
+        return new ExecutorProcessor(new Decider(new DeciderSettings(LEASE, 3, Duration.ofDays(1)), new Expressions()),
+                new ExecutorProcessor.ExecutorSettings(LEASE, Duration.ofMillis(50), Duration.ofSeconds(30), false),
+                eagerCommits, registry);
+    }
+
+    /** A flow of one task with a required input. */
+    private void postFlow() throws Exception {
+        var flow = new FlowParser().parse("""
+                id: f
+                namespace: ns
+                inputs:
+                  - id: n
+                    type: INT
+                    required: true
+                tasks:
+                  - id: a
+                    type: log
+                    message: hi
+                """).withRevision(1);
+        flows.put(FlowMapper.key("ns", "f", 1), FlowMapper.toRecord(flow, NOW));
+    }
+
+    private static Record<String, SpecificRecord> create(String executionId, Map<String, Object> inputs) {
+        return new Record<>(executionId, CommandMapper.toRecord(
+                new CreateExecution(executionId, "ns", "f", null, inputs, Map.of(), NOW)), NOW.toEpochMilli());
+    }
+
+    private <V> KeyValueStore<String, V> store(String name, Serde<V> serde) {
+        KeyValueStore<String, V> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), serde)
+                .withLoggingDisabled().build();
+        store.init(context.getStateStoreContext(), store);
+        context.addStateStore(store);
+        return store;
+    }
+}
