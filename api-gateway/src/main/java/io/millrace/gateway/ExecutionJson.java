@@ -67,6 +67,9 @@ final class ExecutionJson {
         ArrayNode attempts = json.putArray("attempts");
         run.attempts().forEach(a -> attempts.addObject().set("state", state(a.state(), a.histories(), now)));
         json.set("outputs", MAPPER.valueToTree(Json.readMap(outputsJson)));
+        if (run.error() != null) {
+            json.put("error", run.error());
+        }
         return json;
     }
 

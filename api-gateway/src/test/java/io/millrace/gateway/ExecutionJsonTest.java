@@ -27,7 +27,7 @@ class ExecutionJsonTest {
                 List.of(new StateHistory(State.RUNNING, T1), new StateHistory(State.SUCCESS, T2)), T2.plusSeconds(30));
         var run = new TaskRun("tr1", "hello", null, null, State.SUCCESS,
                 List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.RUNNING, T1),
-                        new StateHistory(State.SUCCESS, T2)), List.of(attempt));
+                        new StateHistory(State.SUCCESS, T2)), List.of(attempt), null);
         var execution = new Execution("ex1", "company.team", "greet", 3, Map.of("name", "Ada"),
                 Map.of("team", "core", "env", "dev"), State.SUCCESS,
                 List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.RUNNING, T1),
@@ -92,21 +92,23 @@ class ExecutionJsonTest {
     void shouldShowTheErrorOfAFailedExecutionAndEmptyOutputsOfATaskRunWithout() {
         // given
         var run = new TaskRun("tr9", "boom", "tr0", "item-1", State.FAILED,
-                List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.FAILED, T1)), List.of());
+                List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.FAILED, T1)), List.of(),
+                "Task 'boom': no such thing");
         var execution = new Execution("ex3", "ns", "f", 1, Map.of(), Map.of(), State.FAILED,
                 List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.FAILED, T1)), List.of(run), null,
-                "Task 'boom' failed: no such thing");
+                "Task 'boom' ended FAILED: Task 'boom': no such thing");
 
         // when
         JsonNode json = ExecutionJson.of(execution, Map.of(), T2);
 
         // then
-        assertThat(json.path("error").asText()).isEqualTo("Task 'boom' failed: no such thing");
+        assertThat(json.path("error").asText()).isEqualTo("Task 'boom' ended FAILED: Task 'boom': no such thing");
         JsonNode taskRun = json.path("taskRunList").get(0);
         assertThat(taskRun.path("parentTaskRunId").asText()).isEqualTo("tr0");
         assertThat(taskRun.path("value").asText()).isEqualTo("item-1");
         assertThat(taskRun.path("outputs").isObject()).isTrue();
         assertThat(taskRun.path("outputs")).isEmpty();
         assertThat(taskRun.path("attempts")).isEmpty();
+        assertThat(taskRun.path("error").asText()).isEqualTo("Task 'boom': no such thing");
     }
 }

@@ -4,16 +4,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.core.event.ExecutionStateChanged;
+import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
+import io.millrace.core.execution.StateHistory;
+import io.millrace.core.execution.TaskRun;
 import io.millrace.serdes.avro.EventRecord;
+import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.TaskResultRecord;
+import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.message.BinaryMessageEncoder;
+import org.apache.avro.specific.SpecificDatumWriter;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.Test;
 
@@ -73,6 +86,24 @@ class SchemaEvolutionTest {
     }
 
     @Test
+    void shouldReadAnExecutionStateStoredBeforeTaskRunsHadAnError() throws Exception {
+        // given: a state with one failed task run, as a version-1 writer (no task-run error) encoded it
+        Schema v1;
+        try (InputStream in = getClass().getResourceAsStream("/avro-history/ExecutionRecord-v1.avsc")) {
+            v1 = new Schema.Parser().parse(in);
+        }
+        Execution execution = failedExecution();
+        ExecutionRecord current = ExecutionMapper.toRecord(execution);
+        ByteBuffer bytes = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), v1).encode(asVersion(current, v1));
+
+        // when
+        ExecutionRecord read = new AvroSerde<ExecutionRecord>(ExecutionRecord.getClassSchema()).decode(toArray(bytes));
+
+        // then: the same state, without the run's error
+        assertThat(ExecutionMapper.fromRecord(read)).isEqualTo(execution.updateTaskRun("r1", r -> r.withError(null)));
+    }
+
+    @Test
     void shouldRoundTripTheCurrentVersion() {
         // given
         var record = new TaskResultRecord("e1", "r1", 1, io.millrace.serdes.avro.StateValue.FAILED, "{}", "boom",
@@ -91,6 +122,38 @@ class SchemaEvolutionTest {
         assertThatThrownBy(() -> Topics.RESULT_SERDE.decode(new byte[] {(byte) 0xC3, 0x01, 1, 2, 3, 4, 5, 6, 7, 8, 9}))
                 .isInstanceOf(SerializationException.class)
                 .hasMessageContaining("TaskResultRecord");
+    }
+
+    @Test
+    void shouldKeepTheErrorOfAFailedTaskRunThroughTheStoreSerde() {
+        // given
+        Execution execution = failedExecution();
+        var serde = new AvroSerde<ExecutionRecord>(ExecutionRecord.getClassSchema());
+
+        // when
+        ExecutionRecord read = serde.decode(serde.encode(ExecutionMapper.toRecord(execution)));
+
+        // then
+        assertThat(ExecutionMapper.fromRecord(read)).isEqualTo(execution);
+    }
+
+    private static Execution failedExecution() {
+        Instant at = Instant.ofEpochMilli(1_700_000_000_000L);
+        var run = new TaskRun("r1", "t1", null, null, State.FAILED,
+                List.of(new StateHistory(State.CREATED, at), new StateHistory(State.FAILED, at)), List.of(), "boom");
+        return new Execution("e1", "ns", "f", 1, Map.of(), Map.of(), State.FAILED,
+                List.of(new StateHistory(State.CREATED, at), new StateHistory(State.FAILED, at)), List.of(run), null,
+                "Task 't1' ended FAILED: boom");
+    }
+
+    /** The record as a writer of {@code older} would have made it: fields {@code older} lacks are dropped. */
+    private static GenericRecord asVersion(SpecificRecord record, Schema older) throws Exception {
+        var out = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+        new SpecificDatumWriter<SpecificRecord>(record.getSchema()).write(record, encoder);
+        encoder.flush();
+        return new GenericDatumReader<GenericRecord>(record.getSchema(), older)
+                .read(null, DecoderFactory.get().binaryDecoder(out.toByteArray(), null));
     }
 
     private static byte[] toArray(ByteBuffer buffer) {

@@ -45,7 +45,8 @@ public final class Appliers {
         register(TaskRunAttemptEnded.class, (e, s) -> updateRun(s, e.taskRunId(),
                 run -> run.updateAttempt(e.attempt(), a -> a.transition(e.state(), e.at()))));
         register(TaskRunCompleted.class, (e, s) -> {
-            updateRun(s, e.taskRunId(), run -> endRunningAttempt(run, e.state(), e).transition(e.state(), e.at()));
+            updateRun(s, e.taskRunId(), run -> endRunningAttempt(run, e.state(), e).transition(e.state(), e.at())
+                    .withError(e.error()));
             if (!e.outputs().isEmpty()) {
                 s.putOutputs(e.taskRunId(), e.outputs());
             }

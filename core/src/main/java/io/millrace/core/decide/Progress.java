@@ -28,7 +28,9 @@ record Progress(Optional<TaskDef> next, boolean waiting, boolean failed, boolean
                 return new Progress(Optional.empty(), true, false, warning, null);
             }
             if (state.isFailure()) {
-                return new Progress(Optional.empty(), false, true, warning, "Task '" + task.id() + "' ended " + state);
+                String error = run.get().error();
+                return new Progress(Optional.empty(), false, true, warning,
+                        "Task '" + task.id() + "' ended " + state + (error == null ? "" : ": " + error));
             }
             warning |= state == State.WARNING;
         }

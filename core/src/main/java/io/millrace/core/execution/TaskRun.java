@@ -7,6 +7,7 @@ import java.util.Optional;
 /**
  * One run of one task inside an execution. {@code parentTaskRunId} and {@code value} are set for
  * runs inside flowable tasks (a ForEach iteration's value); both are null for top-level tasks.
+ * {@code error} says why an ended run ended as it did (a worker's failure, a timeout, lost workers); null otherwise.
  * Outputs are not here: they live in the outputs store, so a state update never copies them.
  */
 public record TaskRun(
@@ -16,7 +17,8 @@ public record TaskRun(
         String value,
         State state,
         List<StateHistory> histories,
-        List<Attempt> attempts) {
+        List<Attempt> attempts,
+        String error) {
 
     public TaskRun {
         histories = List.copyOf(histories);
@@ -25,7 +27,7 @@ public record TaskRun(
 
     public static TaskRun created(String id, String taskId, String parentTaskRunId, String value, Instant at) {
         return new TaskRun(id, taskId, parentTaskRunId, value, State.CREATED,
-                List.of(new StateHistory(State.CREATED, at)), List.of());
+                List.of(new StateHistory(State.CREATED, at)), List.of(), null);
     }
 
     public Optional<Attempt> currentAttempt() {
@@ -37,11 +39,15 @@ public record TaskRun(
             return this;
         }
         return new TaskRun(id, taskId, parentTaskRunId, value, next,
-                Lists.append(histories, new StateHistory(next, at)), attempts);
+                Lists.append(histories, new StateHistory(next, at)), attempts, error);
     }
 
     public TaskRun withAttempts(List<Attempt> newAttempts) {
-        return new TaskRun(id, taskId, parentTaskRunId, value, state, histories, newAttempts);
+        return new TaskRun(id, taskId, parentTaskRunId, value, state, histories, newAttempts, error);
+    }
+
+    public TaskRun withError(String newError) {
+        return new TaskRun(id, taskId, parentTaskRunId, value, state, histories, attempts, newError);
     }
 
     public TaskRun addAttempt(Attempt attempt) {

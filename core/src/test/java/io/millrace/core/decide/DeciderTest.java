@@ -439,7 +439,7 @@ class DeciderTest {
             assertThat(afterErrors.events()).noneMatch(ExecutionCompleted.class::isInstance);
             var completed = only(afterFinally, ExecutionCompleted.class);
             assertThat(completed.state()).isEqualTo(State.FAILED);
-            assertThat(completed.error()).isEqualTo("Task 't1' ended FAILED");
+            assertThat(completed.error()).isEqualTo("Task 't1' ended FAILED: boom");
             assertThat(completed.outputs()).isNull();
             assertThat(driver.taskIdsRun()).containsExactly("t1", "e1", "f1");
             assertThat(driver.execution().state()).isEqualTo(State.FAILED);
@@ -493,7 +493,7 @@ class DeciderTest {
             // then
             var completed = only(afterFinally, ExecutionCompleted.class);
             assertThat(completed.state()).isEqualTo(State.FAILED);
-            assertThat(completed.error()).isEqualTo("Task 'f1' ended FAILED");
+            assertThat(completed.error()).isEqualTo("Task 'f1' ended FAILED: boom");
         }
 
         @Test
@@ -856,7 +856,8 @@ class DeciderTest {
 
             // then
             assertThat(only(last, ExecutionCompleted.class).state()).isEqualTo(State.FAILED);
-            assertThat(driver.execution().error()).isEqualTo("Task 't1' ended FAILED");
+            assertThat(driver.execution().error())
+                    .isEqualTo("Task 't1' ended FAILED: Lost 2 attempt(s) to workers that stopped answering");
         }
 
         @Test
