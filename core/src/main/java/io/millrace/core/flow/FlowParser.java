@@ -144,13 +144,15 @@ public final class FlowParser {
         if (node.isMissingNode()) {
             return;
         }
-        try {
-            Duration timeout = Duration.parse(node.asText());
-            if (node.isTextual() && !timeout.isNegative() && !timeout.isZero()) {
-                return;
+        if (node.isTextual()) {
+            try {
+                Duration timeout = Duration.parse(node.asText());
+                if (!timeout.isNegative() && !timeout.isZero()) {
+                    return;
+                }
+            } catch (DateTimeParseException e) {
+                // reported below
             }
-        } catch (DateTimeParseException e) {
-            // reported below
         }
         problems.add("Expected timeout at " + where + " to be a positive ISO-8601 duration such as PT5M, but found " + node);
     }
