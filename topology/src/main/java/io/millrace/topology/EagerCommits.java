@@ -1,5 +1,7 @@
 package io.millrace.topology;
 
+import io.millrace.config.MillraceConfig;
+
 /**
  * Under exactly-once, an execution's terminal snapshot is visible to its readers only once the transaction that wrote
  * it commits, which Kafka Streams does every {@code commit.interval.ms}: on average half an interval after the
@@ -33,6 +35,11 @@ final class EagerCommits {
     EagerCommits(int belowPerSecond, long maxInputAgeMillis) {
         this.belowPerSecond = belowPerSecond;
         this.maxInputAgeMillis = maxInputAgeMillis;
+    }
+
+    /** Off under at-least-once (records are visible when sent); a record may wait at most one commit interval. */
+    static EagerCommits of(MillraceConfig config) {
+        return new EagerCommits(config.exactlyOnce() ? config.eagerCommitBelowPerSecond() : 0, config.commitIntervalMs());
     }
 
     /**

@@ -52,8 +52,7 @@ public final class ExecutorTopology {
         var expressions = new Expressions();
         var deciderSettings = new DeciderSettings(config.lease(), config.maxLostAttempts(), config.retention());
         var settings = new ExecutorProcessor.ExecutorSettings(config.lease(), TIMER_INTERVAL, FLOW_WAIT, !config.exactlyOnce());
-        var eagerCommits = new EagerCommits(config.exactlyOnce() ? config.eagerCommitBelowPerSecond() : 0,
-                config.commitIntervalMs());
+        var eagerCommits = EagerCommits.of(config);
         var string = Serdes.String();
 
         var topology = new Topology();

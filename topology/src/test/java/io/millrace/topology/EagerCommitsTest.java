@@ -2,6 +2,9 @@ package io.millrace.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.millrace.config.ConfigLoader;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class EagerCommitsTest {
@@ -82,6 +85,31 @@ class EagerCommitsTest {
         // then
         assertThat(late).isFalse();
         assertThat(onTime).isTrue();
+    }
+
+    @Test
+    void shouldFollowTheConfigurationUnderExactlyOnceOnly() {
+        // given
+        Map<String, String> settings = Map.of("eager-commit-below-per-s", "2", "commit-interval-ms", "50");
+        var exactlyOnce = EagerCommits.of(ConfigLoader.load(Map.of(), settings, null));
+        var atLeastOnce = EagerCommits.of(ConfigLoader.load(Map.of(), withGuarantee(settings, "at_least_once"), null));
+
+        // when: records that waited 50 ms, then 51 ms; then a third end in the second
+        boolean waited50 = exactlyOnce.ended(T0 + 50, T0);
+        boolean waited51 = exactlyOnce.ended(T0 + 51, T0);
+        boolean third = exactlyOnce.ended(T0 + 52, T0 + 52);
+
+        // then
+        assertThat(waited50).isTrue();
+        assertThat(waited51).isFalse();
+        assertThat(third).isFalse();
+        assertThat(atLeastOnce.ended(T0, T0)).isFalse();
+    }
+
+    private static Map<String, String> withGuarantee(Map<String, String> settings, String guarantee) {
+        var all = new HashMap<>(settings);
+        all.put("processing-guarantee", guarantee);
+        return all;
     }
 
     @Test
