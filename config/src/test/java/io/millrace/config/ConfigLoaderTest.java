@@ -31,7 +31,8 @@ class ConfigLoaderTest {
         MillraceConfig config = ConfigLoader.load(env, Map.of("worker-group", "cpu"), file);
 
         // then
-        assertThat(config.commitIntervalMs()).isEqualTo(20);
+        assertThat(config.commitIntervalMs()).isEqualTo(100);
+        assertThat(config.streamThreads()).isEqualTo(2);
         assertThat(config.eagerCommitBelowPerSecond()).isEqualTo(150);
         assertThat(config.partitions()).isEqualTo(6);
         assertThat(config.lease()).isEqualTo(Duration.ofSeconds(45));
