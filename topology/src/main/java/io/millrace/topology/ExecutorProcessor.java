@@ -82,6 +82,13 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         this.deferred = context.getStateStore(Names.DEFERRED_STORE);
         KeyValueStore<String, FlowRecord> flowStore = context.getStateStore(Names.FLOWS_STORE);
         this.flows = new FlowLookup(flowStore);
+        // Kafka Streams initializes the same processor again when it revives a task after an aborted transaction: its
+        // punctuation schedules survive (cancel ours, or it would run every interval for good), and its stores are
+        // back at the last commit (the timers fired since then are back and must fire again).
+        if (wakeup != null) {
+            wakeup.cancel();
+        }
+        this.firedBefore = 0;
         this.wakeup = new Wakeup(context, settings.timerInterval(), this::punctuate);
         this.effects = new Effects(context, timers, settings.lease(), this::timerStored);
         wakeForNextTimer();

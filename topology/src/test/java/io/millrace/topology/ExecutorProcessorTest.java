@@ -16,15 +16,20 @@ import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
 import io.millrace.serdes.avro.TimerRecord;
+import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
-import org.apache.kafka.streams.processor.api.MockProcessorContext.CapturedPunctuator;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,7 +37,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the executor asks of Kafka Streams besides records: a punctuation only when something waits (an idle one must
- * not wake, and commit), and a commit at once when an execution ends while eager commits are on.
+ * not wake, and commit), a commit at once when an execution ends while eager commits are on, and a fresh start when a
+ * revived task initializes the same processor again.
  */
 class ExecutorProcessorTest {
     private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
@@ -76,6 +82,28 @@ class ExecutorProcessorTest {
             assertThat(wake.getStartTime()).isEqualTo(NOW.plus(LEASE));
             assertThat(wake.cancelled()).isFalse();
         });
+    }
+
+    @Test
+    void shouldFireATimerThatARevivedTaskRestoredAfterFiringIt() throws Exception {
+        // given a lease that fired in a transaction that was then aborted: the stores are back as they were before
+        postFlow();
+        processor.init(context);
+        processor.process(create("e1", Map.of("n", 1)));
+        var committed = snapshot(Names.EXECUTIONS_STORE, Names.OUTPUTS_STORE, Names.TIMERS_STORE);
+        context.setCurrentSystemTimeMs(NOW.plus(LEASE).plusSeconds(1).toEpochMilli());
+        punctuateLatest();
+        assertThat(dispatchedAttempts()).containsExactly(1, 2);
+        restore(committed);
+        context.resetForwards();
+
+        // when Kafka Streams revives the task: the same processor is initialized again
+        processor.init(context);
+        punctuateLatest();
+
+        // then the restored lease fired again, and only the new wake-up is left
+        assertThat(dispatchedAttempts()).containsExactly(2);
+        assertThat(context.scheduledPunctuators()).filteredOn(wake -> !wake.cancelled()).hasSize(1);
     }
 
     @Test
@@ -161,6 +189,43 @@ class ExecutorProcessorTest {
     private static Record<String, SpecificRecord> create(String executionId, Map<String, Object> inputs) {
         return new Record<>(executionId, CommandMapper.toRecord(
                 new CreateExecution(executionId, "ns", "f", null, inputs, Map.of(), NOW)), NOW.toEpochMilli());
+    }
+
+    private void punctuateLatest() {
+        context.scheduledPunctuators().getLast().getPunctuator().punctuate(context.currentSystemTimeMs());
+    }
+
+    private List<Integer> dispatchedAttempts() {
+        return context.forwarded().stream()
+                .map(forward -> forward.record().value())
+                .filter(WorkerTaskRecord.class::isInstance)
+                .map(task -> ((WorkerTaskRecord) task).getAttempt())
+                .toList();
+    }
+
+    private Map<String, List<KeyValue<String, Object>>> snapshot(String... stores) {
+        var copy = new HashMap<String, List<KeyValue<String, Object>>>();
+        for (String name : stores) {
+            copy.put(name, entries(name));
+        }
+        return copy;
+    }
+
+    private void restore(Map<String, List<KeyValue<String, Object>>> snapshot) {
+        snapshot.forEach((name, entries) -> {
+            KeyValueStore<String, Object> store = context.getStateStore(name);
+            entries(name).forEach(entry -> store.delete(entry.key));
+            store.putAll(entries);
+        });
+    }
+
+    private List<KeyValue<String, Object>> entries(String storeName) {
+        KeyValueStore<String, Object> store = context.getStateStore(storeName);
+        try (KeyValueIterator<String, Object> all = store.all()) {
+            var entries = new ArrayList<KeyValue<String, Object>>();
+            all.forEachRemaining(entries::add);
+            return entries;
+        }
     }
 
     private <V> KeyValueStore<String, V> store(String name, Serde<V> serde) {
