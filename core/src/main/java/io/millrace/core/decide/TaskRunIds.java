@@ -1,22 +1,33 @@
 package io.millrace.core.decide;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
-import java.util.UUID;
 
 /**
  * Task run ids are derived from what the run is (execution, task, parent run, loop value), so
- * deciding the same thing twice names the same run.
+ * deciding the same thing twice names the same run: the 16 bytes of a name-based (version 3) UUID of
+ * that identity, in URL-safe Base64.
  */
 final class TaskRunIds {
+    /** Looking up a digest costs more than the hash of a short name: keep one per thread. */
+    private static final ThreadLocal<MessageDigest> MD5 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("MD5");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("Every Java platform has MD5", e);
+        }
+    });
+
     private TaskRunIds() {
     }
 
     static String of(String executionId, String taskId, String parentTaskRunId, String value) {
         String identity = executionId + '\u0000' + taskId + '\u0000' + parentTaskRunId + '\u0000' + value;
-        UUID uuid = UUID.nameUUIDFromBytes(identity.getBytes(StandardCharsets.UTF_8));
-        ByteBuffer bytes = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits()).putLong(uuid.getLeastSignificantBits());
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.array());
+        byte[] bytes = MD5.get().digest(identity.getBytes(StandardCharsets.UTF_8));
+        bytes[6] = (byte) ((bytes[6] & 0x0f) | 0x30); // version 3
+        bytes[8] = (byte) ((bytes[8] & 0x3f) | 0x80); // IETF variant
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 }
