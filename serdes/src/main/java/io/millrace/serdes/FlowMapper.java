@@ -15,7 +15,8 @@ public final class FlowMapper {
 
     /** {@code namespace/id@00000007}: revisions of one flow sort together, in order. */
     public static String key(String namespace, String id, int revision) {
-        return Flow.key(namespace, id) + "@" + String.format("%08d", revision);
+        String digits = Integer.toString(revision);
+        return Flow.key(namespace, id) + "@" + (digits.length() >= 8 ? digits : "0".repeat(8 - digits.length()) + digits);
     }
 
     /** The first key of a flow's revisions, for range scans. */

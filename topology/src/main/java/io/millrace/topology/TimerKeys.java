@@ -22,6 +22,7 @@ final class TimerKeys {
     }
 
     private static String prefix(long epochMillis) {
-        return String.format("%013d", epochMillis);
+        String digits = Long.toString(epochMillis);
+        return digits.length() >= 13 ? digits : "0".repeat(13 - digits.length()) + digits;
     }
 }
