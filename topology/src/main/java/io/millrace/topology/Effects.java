@@ -3,15 +3,17 @@ package io.millrace.topology;
 import io.millrace.core.decide.Contexts;
 import io.millrace.core.decide.Decision;
 import io.millrace.core.decide.Effect;
-import io.millrace.core.decide.ExecutionView;
 import io.millrace.core.event.Event;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.TaskDef;
 import io.millrace.serdes.EventMapper;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
+import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.TaskRunRecord;
 import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.io.IOException;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,10 +38,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /** Carries out a decision: forwards its events, worker tasks and snapshot, and stores or deletes its timers. */
 final class Effects {
+    private static final int MAX_CACHED_TASKS = 10_000;
     private final ProcessorContext<String, Object> context;
     private final KeyValueStore<String, TimerRecord> timers;
     private final long leaseMillis;
     private final LongConsumer wakeBy;
+    /** By identity: a flow revision's parsed tasks stay the same objects while the flow lookup keeps them. */
+    private final Map<TaskDef, String> propertiesJson = new IdentityHashMap<>();
 
     /** @param wakeBy told the due time (epoch millis) of every timer stored */
     Effects(ProcessorContext<String, Object> context, KeyValueStore<String, TimerRecord> timers, Duration lease,
@@ -53,7 +59,7 @@ final class Effects {
      * Builds every record and timer a decision produces, before anything is stored or sent, so a
      * failure while building leaves the stores and topics untouched.
      */
-    Outbox prepare(String executionId, Decision decision, ExecutionView state, Flow flow, Instant now) {
+    Outbox prepare(String executionId, Decision decision, StoreBackedState state, Flow flow, Instant now) {
         long timestamp = now.toEpochMilli();
         var outbox = new Outbox();
         for (Event event : decision.events()) {
@@ -94,7 +100,7 @@ final class Effects {
     private record Outgoing(String sink, Record<String, Object> record) {
     }
 
-    private WorkerTaskRecord workerTask(Effect.DispatchTask dispatch, ExecutionView state, Flow flow, Instant now) {
+    private WorkerTaskRecord workerTask(Effect.DispatchTask dispatch, StoreBackedState state, Flow flow, Instant now) {
         Execution execution = state.execution().orElseThrow();
         TaskRun run = execution.taskRun(dispatch.taskRunId()).orElseThrow();
         Map<String, Object> variables = Contexts.builder(execution, state, flow)
@@ -108,27 +114,40 @@ final class Effects {
                 .setTaskId(dispatch.task().id())
                 .setTaskType(dispatch.task().type())
                 .setWorkerGroup(dispatch.task().workerGroup())
-                .setPropertiesJson(Json.write(dispatch.task().properties()))
+                .setPropertiesJson(propertiesJson(dispatch.task()))
                 .setVariablesJson(Json.write(variables))
                 .setLeaseMillis(leaseMillis)
                 .setDispatchedAt(now)
                 .build();
     }
 
+    /** A task's properties are the same for every dispatch of its flow revision: written once. */
+    private String propertiesJson(TaskDef task) {
+        String json = propertiesJson.get(task);
+        if (json == null) {
+            if (propertiesJson.size() >= MAX_CACHED_TASKS) {
+                propertiesJson.clear();
+            }
+            json = Json.write(task.properties());
+            propertiesJson.put(task, json);
+        }
+        return json;
+    }
+
     /** The execution's latest state with its outputs; null (a tombstone) once it is purged. */
-    private static ExecutionSnapshot snapshot(ExecutionView state, Instant now) {
-        Execution execution = state.execution().orElse(null);
+    private static ExecutionSnapshot snapshot(StoreBackedState state, Instant now) {
+        ExecutionRecord execution = state.executionRecord().orElse(null);
         if (execution == null) {
             return null;
         }
         var outputs = new HashMap<String, String>();
-        for (TaskRun run : execution.taskRuns()) {
-            Map<String, Object> values = state.outputs(run.id());
-            if (!values.isEmpty()) {
-                outputs.put(run.id(), Json.write(values));
+        for (TaskRunRecord run : execution.getTaskRuns()) {
+            String json = state.outputsJson(run.getId());
+            if (json != null) {
+                outputs.put(run.getId(), json);
             }
         }
-        return new ExecutionSnapshot(ExecutionMapper.toRecord(execution), outputs, now);
+        return new ExecutionSnapshot(execution, outputs, now);
     }
 
     void deadLetter(String key, String reason, SpecificRecord original, Instant now) {

@@ -23,7 +23,13 @@ final class StoreBackedState implements MutableExecutionState {
     private final KeyValueStore<String, ExecutionRecord> executions;
     private final KeyValueStore<String, OutputsRecord> outputs;
     private final Map<String, Map<String, Object>> pendingOutputs = new HashMap<>();
+    /** The JSON of pending outputs, written once for the store and the snapshot. */
+    private final Map<String, String> pendingJson = new HashMap<>();
+    /** Stored outputs read during this decision (variables for a dispatch, then the snapshot, read them again). */
+    private final Map<String, OutputsRecord> readOutputs = new HashMap<>();
     private Execution execution;
+    /** {@link #execution} in its stored form, once asked for; built again after a change. */
+    private ExecutionRecord record;
     private boolean loaded;
     private boolean dirty;
     /** Task runs whose outputs {@link #flush()} deletes: those of a removed execution. */
@@ -52,13 +58,41 @@ final class StoreBackedState implements MutableExecutionState {
         if (pending != null) {
             return pending;
         }
-        OutputsRecord record = outputs.get(outputsKey(executionId, taskRunId));
-        return record == null ? Map.of() : Json.readMap(record.getJson());
+        OutputsRecord stored = storedOutputs(taskRunId);
+        return stored == null ? Map.of() : Json.readMap(stored.getJson());
+    }
+
+    /** A task run's outputs as the JSON the store keeps, or null when it has none. */
+    String outputsJson(String taskRunId) {
+        Map<String, Object> pending = pendingOutputs.get(taskRunId);
+        if (pending != null) {
+            return pendingJson.computeIfAbsent(taskRunId, id -> Json.write(pending));
+        }
+        OutputsRecord stored = storedOutputs(taskRunId);
+        return stored == null ? null : stored.getJson();
+    }
+
+    private OutputsRecord storedOutputs(String taskRunId) {
+        if (readOutputs.containsKey(taskRunId)) {
+            return readOutputs.get(taskRunId);
+        }
+        OutputsRecord stored = outputs.get(outputsKey(executionId, taskRunId));
+        readOutputs.put(taskRunId, stored);
+        return stored;
+    }
+
+    /** The execution in its stored form (built once per change: the store and the snapshot both take it). */
+    Optional<ExecutionRecord> executionRecord() {
+        if (record == null && execution().isPresent()) {
+            record = ExecutionMapper.toRecord(execution);
+        }
+        return Optional.ofNullable(record);
     }
 
     @Override
     public void putExecution(Execution value) {
         execution = value;
+        record = null;
         loaded = true;
         dirty = true;
     }
@@ -66,14 +100,17 @@ final class StoreBackedState implements MutableExecutionState {
     @Override
     public void putOutputs(String taskRunId, Map<String, Object> value) {
         pendingOutputs.put(taskRunId, value);
+        pendingJson.remove(taskRunId);
     }
 
     @Override
     public void removeExecution() {
         execution().ifPresent(removed -> removedRuns = removed.taskRuns());
         execution = null;
+        record = null;
         dirty = true;
         pendingOutputs.clear();
+        pendingJson.clear();
     }
 
     /**
@@ -82,12 +119,12 @@ final class StoreBackedState implements MutableExecutionState {
      * order of these writes (on one broker), so the stored state never names a task run whose outputs were lost.
      */
     void flush() {
-        pendingOutputs.forEach((taskRunId, value) ->
-                outputs.put(outputsKey(executionId, taskRunId), new OutputsRecord(Json.write(value))));
+        pendingOutputs.keySet().forEach(taskRunId ->
+                outputs.put(outputsKey(executionId, taskRunId), new OutputsRecord(outputsJson(taskRunId))));
         if (dirty && execution == null) {
             executions.delete(executionId);
         } else if (dirty) {
-            executions.put(executionId, ExecutionMapper.toRecord(execution));
+            executions.put(executionId, executionRecord().orElseThrow());
         }
         removedRuns.forEach(run -> outputs.delete(outputsKey(executionId, run.id())));
     }
