@@ -38,6 +38,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -109,6 +110,23 @@ class ExecutorTopologyTest {
     @AfterEach
     void closeDriver() {
         driver.close();
+    }
+
+    @Test
+    void shouldKeepOneProduceRequestInFlightUnderExactlyOnceUnlessToldOtherwise() {
+        // given
+        MillraceConfig told = ConfigLoader.load(Map.of(), Map.of("kafka.producer.max.in.flight.requests.per.connection", "5"), null);
+        MillraceConfig atLeastOnce = ConfigLoader.load(Map.of(), Map.of("processing-guarantee", "at_least_once"), null);
+
+        // when
+        Properties byDefault = ExecutorTopology.properties(config);
+        Properties overridden = ExecutorTopology.properties(told);
+        Properties kafkasDefault = ExecutorTopology.properties(atLeastOnce);
+
+        // then
+        assertThat(byDefault).containsEntry("producer.max.in.flight.requests.per.connection", 1);
+        assertThat(overridden).containsEntry("producer.max.in.flight.requests.per.connection", "5");
+        assertThat(kafkasDefault).doesNotContainKey("producer.max.in.flight.requests.per.connection");
     }
 
     @Test

@@ -49,6 +49,23 @@ class KafkaSettingsTest {
     }
 
     @Test
+    void shouldKeepOneResultRequestInFlightUnderExactlyOnceUnlessToldOtherwise() {
+        // given
+        MillraceConfig told = ConfigLoader.load(Map.of(), Map.of("kafka.producer.max.in.flight.requests.per.connection", "5"), null);
+        MillraceConfig atLeastOnce = ConfigLoader.load(Map.of(), Map.of("processing-guarantee", "at_least_once"), null);
+
+        // when
+        Map<String, Object> byDefault = KafkaSettings.producer(ConfigLoader.load(Map.of(), Map.of(), null), "w1");
+        Map<String, Object> overridden = KafkaSettings.producer(told, "w1");
+        Map<String, Object> kafkasDefault = KafkaSettings.producer(atLeastOnce, "w1");
+
+        // then
+        assertThat(byDefault).containsEntry("max.in.flight.requests.per.connection", 1);
+        assertThat(overridden).containsEntry("max.in.flight.requests.per.connection", "5");
+        assertThat(kafkasDefault).doesNotContainKey("max.in.flight.requests.per.connection");
+    }
+
+    @Test
     void shouldTakeTasksBeforeTheirTransactionCommitsUnlessToldOtherwise() {
         // given
         MillraceConfig strict = ConfigLoader.load(Map.of(), Map.of("kafka.consumer.isolation.level", "read_committed"), null);
