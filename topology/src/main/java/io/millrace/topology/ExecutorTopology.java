@@ -44,13 +44,6 @@ public final class ExecutorTopology {
     static final Duration TIMER_INTERVAL = Duration.ofMillis(50);
     /** How long a create waits for a flow that is not in the flows store yet. */
     static final Duration FLOW_WAIT = Duration.ofSeconds(30);
-    /**
-     * Under exactly-once, producers keep one request in flight. The broker's cost is per produce request: with one in
-     * flight, records wait for the previous request's answer instead of going out in a request of their own, so
-     * batches grow with the load. W1 kept up with 1,000/s (p99 437 and 884 ms) where five in flight fell behind or had
-     * a p99 over 1.5 s. Under at-least-once it did no better, and fell behind sooner (docs/TUNING.md).
-     */
-    public static final int ONE_REQUEST_IN_FLIGHT = 1;
 
     private ExecutorTopology() {
     }
@@ -110,9 +103,8 @@ public final class ExecutorTopology {
         props.put(DeadLetters.TOPIC_CONFIG, Topics.of(config).deadLetters().name());
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 1);
-        if (config.exactlyOnce()) {
-            props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), ONE_REQUEST_IN_FLIGHT);
-        }
+        config.producerRequestsInFlight().ifPresent(requests ->
+                props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), requests));
         props.putAll(config.kafka());
         return props;
     }

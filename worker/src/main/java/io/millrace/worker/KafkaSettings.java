@@ -49,10 +49,8 @@ final class KafkaSettings {
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, workerId + "-results");
         // 1 ms costs no visible latency and lets concurrent results share a request.
         props.put(ProducerConfig.LINGER_MS_CONFIG, 1);
-        if (config.exactlyOnce()) {
-            // as the executor's producers (ExecutorTopology.ONE_REQUEST_IN_FLIGHT): fewer, fuller requests
-            props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-        }
+        config.producerRequestsInFlight().ifPresent(requests ->
+                props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, requests));
         props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER, ProducerConfig.configNames()));
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         // No loss and no reordering on retries: a heartbeat must never land after its attempt's final result.
