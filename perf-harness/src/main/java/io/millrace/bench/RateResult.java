@@ -13,17 +13,22 @@ package io.millrace.bench;
  * @param failures        executions due in the window that ended in another state than SUCCESS or never ended
  * @param floorP50Ms      median latency of one Kafka produce-consume hop at the same rate, same broker
  * @param hops            Kafka hops one execution of the workload needs end to end
- * @param engineCpuPct    CPU of the engine processes during the window, in percent of one core; NaN when unknown
+ * @param engineCpu       CPU of the engine processes over the second half of the window, in total and per part
  * @param engineHeapMb    live heap of the engine processes after the window, in MiB; NaN when unknown
  * @param storeMb         size on disk of the engine's state directories after the window, in MiB; NaN when unknown
  */
 public record RateResult(String workload, String guarantee, String settings, double offeredPerS, double achievedPerS,
         double p50Ms, double p90Ms, double p99Ms, double p999Ms, double maxMs, long failures, double floorP50Ms,
-        int hops, double engineCpuPct, double engineHeapMb, double storeMb) {
+        int hops, CpuUse engineCpu, double engineHeapMb, double storeMb) {
 
     /** The floor of the whole flow: one hop's median latency times the hops the workload needs. */
     public double floorTimesHopsMs() {
         return floorP50Ms * hops;
+    }
+
+    /** CPU of the engine processes, in percent of one core; NaN when unknown. */
+    public double engineCpuPct() {
+        return engineCpu.totalPct();
     }
 
     /** Whether completions kept up with the offered rate and nothing failed. */

@@ -30,12 +30,18 @@ public final class Report {
     private static final List<String> MARKDOWN_HEADER = List.of("workload", "guarantee", "settings", "offered/s",
             "achieved/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "failures", "floor p50 ms",
             "floor×hops ms", "CPU %", "heap MiB", "store MiB");
-    /** The leading Markdown columns are text and aligned left; the rest are numbers and aligned right. */
+    private static final List<String> CPU_HEADER = Stream.concat(
+            Stream.of("workload", "guarantee", "settings", "offered/s", "total"),
+            Stream.of(EnginePart.values()).map(EnginePart::label)).toList();
+    /** In both tables the leading Markdown columns are text and aligned left; the rest are numbers, aligned right. */
     private static final int MARKDOWN_TEXT_COLUMNS = 3;
 
     /** Scripts read columns by name; the first eleven are a contract and keep their order. */
     static final String CSV_HEADER = "workload,guarantee,offered_per_s,achieved_per_s,p50_ms,p90_ms,p99_ms,p999_ms,"
-            + "max_ms,failures,floor_p50_ms,hops,floor_x_hops_ms,engine_cpu_pct,engine_heap_mb,store_mb,settings";
+            + "max_ms,failures,floor_p50_ms,hops,floor_x_hops_ms,engine_cpu_pct,"
+            + Stream.of(EnginePart.values()).map(part -> "cpu_" + part.name().toLowerCase(Locale.ROOT) + "_pct,")
+                    .collect(Collectors.joining())
+            + "engine_heap_mb,store_mb,settings";
 
     private Report() {
     }
@@ -48,16 +54,30 @@ public final class Report {
         Files.writeString(dir.resolve("latency.svg"), svg(rows), UTF_8);
     }
 
-    /** A Markdown table with one row per result, columns padded so that it also reads well as plain text. */
+    /**
+     * A Markdown table with one row per result, columns padded so that it also reads well as plain text; then, when
+     * the engine's CPU per part is known, a second table of it.
+     */
     public static String markdown(List<RateResult> rows) {
+        String latency = markdownTable(MARKDOWN_HEADER, rows.stream().map(Report::markdownCells).toList());
+        List<RateResult> withParts = rows.stream().filter(row -> !row.engineCpu().byPartPct().isEmpty()).toList();
+        if (withParts.isEmpty()) {
+            return latency;
+        }
+        return latency + "\nEngine CPU per part, % of one core (" + EnginePart.JVM.label()
+                + ": what the processes used outside their Java threads)\n\n"
+                + markdownTable(CPU_HEADER, withParts.stream().map(Report::cpuCells).toList());
+    }
+
+    private static String markdownTable(List<String> header, List<List<String>> rows) {
         List<List<String>> table = new ArrayList<>();
-        table.add(MARKDOWN_HEADER);
-        rows.forEach(row -> table.add(markdownCells(row)));
+        table.add(header);
+        table.addAll(rows);
         int[] widths = columnWidths(table);
         var out = new StringBuilder();
-        appendMarkdownLine(out, MARKDOWN_HEADER, widths);
+        appendMarkdownLine(out, header, widths);
         appendMarkdownSeparator(out, widths);
-        table.subList(1, table.size()).forEach(cells -> appendMarkdownLine(out, cells, widths));
+        rows.forEach(cells -> appendMarkdownLine(out, cells, widths));
         return out.toString();
     }
 
@@ -83,6 +103,13 @@ public final class Report {
                 decimal(r.engineHeapMb(), 1), decimal(r.storeMb(), 1));
     }
 
+    private static List<String> cpuCells(RateResult r) {
+        return Stream.concat(
+                Stream.of(markdownText(r.workload()), markdownText(r.guarantee()), markdownText(r.settings()),
+                        decimal(r.offeredPerS(), 1), decimal(r.engineCpuPct(), 1)),
+                Stream.of(EnginePart.values()).map(part -> decimal(r.engineCpu().pct(part), 1))).toList();
+    }
+
     /** A pipe or a line break would end the cell or the row. */
     private static String markdownText(String text) {
         return Objects.toString(text, "").replace("|", "\\|").replace("\r\n", " ").replace('\n', ' ').replace('\r', ' ');
@@ -97,7 +124,7 @@ public final class Report {
     }
 
     private static int[] columnWidths(List<List<String>> table) {
-        int[] widths = new int[MARKDOWN_HEADER.size()];
+        int[] widths = new int[table.getFirst().size()];
         for (List<String> cells : table) {
             for (int i = 0; i < widths.length; i++) {
                 widths[i] = Math.max(Math.max(widths[i], cells.get(i).length()), 3);
@@ -132,6 +159,8 @@ public final class Report {
                 csvNumber(r.achievedPerS()), csvNumber(r.p50Ms()), csvNumber(r.p90Ms()), csvNumber(r.p99Ms()),
                 csvNumber(r.p999Ms()), csvNumber(r.maxMs()), Long.toString(r.failures()), csvNumber(r.floorP50Ms()),
                 Integer.toString(r.hops()), csvNumber(r.floorTimesHopsMs()), csvNumber(r.engineCpuPct()),
+                Stream.of(EnginePart.values()).map(part -> csvNumber(r.engineCpu().pct(part)))
+                        .collect(Collectors.joining(",")),
                 csvNumber(r.engineHeapMb()), csvNumber(r.storeMb()), csvText(r.settings()));
     }
 

@@ -57,15 +57,14 @@ final class Sweep {
             // the first half lets the pipeline fill (a 5 s task completes nothing in its first 5 s); throughput
             // and CPU are read over the second half
             long next = OpenLoop.run(schedule, 0, mid, send);
-            long cpuBefore = engine.probe().cpuNanos();
+            CpuReading cpuBefore = engine.probe().cpu();
             long completionsBefore = engine.tracker().completions();
             long measuredFrom = System.nanoTime();
             OpenLoop.run(schedule, next, end, send);
             nextIndex += 1_000_000_000L;
             long measuredTo = System.nanoTime();
             double achieved = (engine.tracker().completions() - completionsBefore) * 1e9 / (measuredTo - measuredFrom);
-            long cpuAfter = engine.probe().cpuNanos();
-            double cpuPct = cpuBefore < 0 || cpuAfter < 0 ? Double.NaN : (cpuAfter - cpuBefore) * 100.0 / (measuredTo - measuredFrom);
+            CpuUse cpu = engine.probe().cpu().since(cpuBefore, measuredTo - measuredFrom);
             drain(window, plan.drain());
             // read the window now: executions that end later (during the floor measurement) are missing, not late
             double p50 = window.percentileMs(50);
@@ -78,7 +77,7 @@ final class Sweep {
             double storeMb = engine.storeMb();
             LatencyWindow floor = engine.floor().measure(rate, plan.floorDuration());
             var result = new RateResult(plan.workload().name(), plan.guarantee(), plan.settings(), rate, achieved,
-                    p50, p90, p99, p999, max, failures, floor.percentileMs(50), plan.workload().hops(), cpuPct, heapMb, storeMb);
+                    p50, p90, p99, p999, max, failures, floor.percentileMs(50), plan.workload().hops(), cpu, heapMb, storeMb);
             results.add(result);
             progress.accept(String.format(Locale.ROOT,
                     "%s %s %s offered %.0f/s achieved %.1f/s p50 %.1f ms p99 %.1f ms failures %d (floor p50 %.2f ms x %d hops)",

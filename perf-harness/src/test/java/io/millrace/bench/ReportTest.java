@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Nested;
@@ -22,12 +23,13 @@ class ReportTest {
 
     private static RateResult row(String workload, String guarantee, String settings, double offered, double p50) {
         return new RateResult(workload, guarantee, settings, offered, offered * 0.99, p50, p50 * 2, p50 * 4, p50 * 8,
-                p50 * 10, 0, 1.5, 4, 120.0, 256.0, 10.0);
+                p50 * 10, 0, 1.5, 4, new CpuUse(120.0, Map.of()), 256.0, 10.0);
     }
 
     private static RateResult measured() {
         return new RateResult("W1", "exactly_once_v2", "threads=4 linger.ms=5", 1000, 998.5, 12.345, 20, 45.6789,
-                80.1, 150, 3, 1.25, 6, 150.5, 512, Double.NaN);
+                80.1, 150, 3, 1.25, 6, new CpuUse(150.5, Map.of(EnginePart.EXECUTOR, 40.25, EnginePart.BROKER, 60.0,
+                        EnginePart.JVM, 30.125)), 512, Double.NaN);
     }
 
     @Nested
@@ -43,15 +45,16 @@ class ReportTest {
                     "workload,guarantee,offered_per_s,achieved_per_s,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,failures,"
                             + "floor_p50_ms,");
             assertThat(header).isEqualTo("workload,guarantee,offered_per_s,achieved_per_s,p50_ms,p90_ms,p99_ms,"
-                    + "p999_ms,max_ms,failures,floor_p50_ms,hops,floor_x_hops_ms,engine_cpu_pct,engine_heap_mb,"
-                    + "store_mb,settings");
+                    + "p999_ms,max_ms,failures,floor_p50_ms,hops,floor_x_hops_ms,engine_cpu_pct,cpu_executor_pct,"
+                    + "cpu_gateway_pct,cpu_workers_pct,cpu_clients_pct,cpu_broker_pct,cpu_other_pct,cpu_jvm_pct,"
+                    + "engine_heap_mb,store_mb,settings");
         }
 
         @Test
         void shouldWriteOneLinePerResultWithPlainDecimalsAndEmptyNaN() {
             // given
             var tiny = new RateResult("W2", "at_least_once", "", 0.5, 0.5, 0.000123, 1e-4, 1e7, 1e7, 1e7, 0, 0.2, 2,
-                    Double.NaN, Double.NaN, Double.NaN);
+                    CpuUse.UNKNOWN, Double.NaN, Double.NaN);
 
             // when
             List<String> lines = Report.csv(List.of(measured(), tiny)).lines().toList();
@@ -59,9 +62,10 @@ class ReportTest {
             // then
             assertThat(lines).hasSize(3);
             assertThat(lines.get(1)).isEqualTo("W1,exactly_once_v2,1000.000,998.500,12.345,20.000,45.679,80.100,"
-                    + "150.000,3,1.250,6,7.500,150.500,512.000,,threads=4 linger.ms=5");
+                    + "150.000,3,1.250,6,7.500,150.500,40.250,0.000,0.000,0.000,60.000,0.000,30.125,512.000,,"
+                    + "threads=4 linger.ms=5");
             assertThat(lines.get(2)).isEqualTo("W2,at_least_once,0.500,0.500,0.000,0.000,10000000.000,10000000.000,"
-                    + "10000000.000,0,0.200,2,0.400,,,,");
+                    + "10000000.000,0,0.200,2,0.400,,,,,,,,,,,");
         }
 
         @Test
@@ -101,7 +105,7 @@ class ReportTest {
             List<RateResult> rows = List.of(measured(), row("W2", "at_least_once", "", 200, 3));
 
             // when
-            List<String> lines = Report.markdown(rows).lines().toList();
+            List<String> lines = Report.markdown(rows).lines().takeWhile(line -> !line.isEmpty()).toList();
 
             // then
             assertThat(lines).hasSize(4);
@@ -116,10 +120,40 @@ class ReportTest {
         }
 
         @Test
+        void shouldAddATableOfCpuPerPartForTheResultsThatHaveIt() {
+            // given: the second row's parts are unknown
+            List<RateResult> rows = List.of(measured(), row("W2", "at_least_once", "", 200, 3));
+
+            // when
+            List<String> lines = Report.markdown(rows).lines().toList();
+
+            // then
+            List<String> cpu = lines.subList(lines.indexOf("") + 3, lines.size());
+            assertThat(lines.get(lines.indexOf("") + 1)).startsWith("Engine CPU per part, % of one core");
+            assertThat(cpu).hasSize(3);
+            assertThat(cells(cpu.get(0))).containsExactly("workload", "guarantee", "settings", "offered/s", "total",
+                    "executor", "gateway", "workers", "clients", "broker", "other", "JIT, GC, VM");
+            assertThat(cells(cpu.get(2))).containsExactly("W1", "exactly_once_v2", "threads=4 linger.ms=5", "1000.0",
+                    "150.5", "40.3", "0.0", "0.0", "0.0", "60.0", "0.0", "30.1");
+        }
+
+        @Test
+        void shouldLeaveOutTheCpuTableWhenNoResultHasParts() {
+            // given
+            List<RateResult> rows = List.of(row("W2", "at_least_once", "", 200, 3));
+
+            // when
+            List<String> lines = Report.markdown(rows).lines().toList();
+
+            // then
+            assertThat(lines).hasSize(3).noneMatch(line -> line.startsWith("Engine CPU"));
+        }
+
+        @Test
         void shouldShowUnknownValuesAsDash() {
             // given
             var unknown = new RateResult("W3", "exactly_once_v2", "", 10, Double.NaN, Double.NaN, Double.NaN,
-                    Double.NaN, Double.NaN, Double.NaN, 10, Double.NaN, 3, Double.NaN, Double.NaN, Double.NaN);
+                    Double.NaN, Double.NaN, Double.NaN, 10, Double.NaN, 3, CpuUse.UNKNOWN, Double.NaN, Double.NaN);
 
             // when
             List<String> lines = Report.markdown(List.of(unknown)).lines().toList();
@@ -240,7 +274,7 @@ class ReportTest {
         void shouldLeaveUnknownLatenciesOut() throws Exception {
             // given
             var unknown = new RateResult("W1", "exactly_once_v2", "", 100, 0, Double.NaN, Double.NaN, Double.NaN,
-                    Double.NaN, Double.NaN, 100, Double.NaN, 3, Double.NaN, Double.NaN, Double.NaN);
+                    Double.NaN, Double.NaN, 100, Double.NaN, 3, CpuUse.UNKNOWN, Double.NaN, Double.NaN);
 
             // when
             String svg = Report.svg(List.of(unknown));
