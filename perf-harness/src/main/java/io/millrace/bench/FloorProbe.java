@@ -2,9 +2,11 @@ package io.millrace.bench;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -13,12 +15,15 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -26,50 +31,67 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * The Kafka floor: open-loop latency of a record through one produce and one consume on the engine's broker,
  * with the producer and consumer settings the engine's clients use (acks=all, linger 1 ms, fetch.min.bytes 1).
  * Each record carries the time it was due; the consumer in the same JVM measures against it.
+ *
+ * <p>The exactly-once floor adds the hop an exactly-once executor puts between a command and its committed output:
+ * a relay reads each record, writes it to a second topic in a Kafka transaction together with its consumed offsets and
+ * commits as soon as a poll gave it anything; the measuring consumer reads committed records only. One record thus
+ * goes through a plain hop and an exactly-once hop, the pair every execution's start and end make under that
+ * guarantee.
  */
 final class FloorProbe {
     private static final int RECORD_BYTES = 256;
 
     private final String bootstrapServers;
     private final String topic;
+    private final String relayedTopic;
 
     private FloorProbe(String bootstrapServers, String topic) {
         this.bootstrapServers = bootstrapServers;
         this.topic = topic;
+        this.relayedTopic = topic + "-relayed";
     }
 
-    /** Creates (if needed) the probe's own topic with {@code partitions} partitions. */
+    /** Creates (if needed) the probe's own two topics with {@code partitions} partitions each. */
     static FloorProbe create(String bootstrapServers, String topic, int partitions, short replication)
             throws InterruptedException, ExecutionException, TimeoutException {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
-            try {
-                admin.createTopics(List.of(new NewTopic(topic, partitions, replication))).all().get(30, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof TopicExistsException)) {
-                    throw e;
+        var probe = new FloorProbe(bootstrapServers, topic);
+        try (Admin admin = admin(bootstrapServers)) {
+            for (String name : List.of(probe.topic, probe.relayedTopic)) {
+                try {
+                    admin.createTopics(List.of(new NewTopic(name, partitions, replication))).all().get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
                 }
             }
         }
-        return new FloorProbe(bootstrapServers, topic);
+        return probe;
     }
 
-    /** Sends at {@code perSecond} for {@code duration} and answers the latencies of the records. */
+    /** Sends at {@code perSecond} for {@code duration} and answers the latencies of the records through one hop. */
     LatencyWindow measure(double perSecond, Duration duration) throws InterruptedException {
+        return measure(perSecond, duration, topic);
+    }
+
+    /**
+     * Sends at {@code perSecond} for {@code duration} and answers the latencies of the records through a plain hop and
+     * an exactly-once hop.
+     */
+    LatencyWindow measureExactlyOnce(double perSecond, Duration duration) throws InterruptedException {
+        try (var relay = new Relay()) {
+            return measure(perSecond, duration, relayedTopic);
+        }
+    }
+
+    private LatencyWindow measure(double perSecond, Duration duration, String measuredTopic) throws InterruptedException {
         LatencyWindow window = new LatencyWindow();
-        try (var consumer = new KafkaConsumer<byte[], byte[]>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100,
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        try (var consumer = consumer(Map.of());
              var producer = new KafkaProducer<byte[], byte[]>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ProducerConfig.LINGER_MS_CONFIG, 1,
                 ProducerConfig.ACKS_CONFIG, "all"), new ByteArraySerializer(), new ByteArraySerializer())) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToEnd(partitions);
-            partitions.forEach(consumer::position);
+            assignAtEnd(consumer, measuredTopic);
             long start = System.nanoTime() + 100_000_000L;
             long end = start + duration.toNanos();
             Thread sender = Thread.ofPlatform().name("bench-floor-sender").start(() ->
@@ -89,10 +111,87 @@ final class FloorProbe {
         return window;
     }
 
-    /** Deletes the probe's topic. */
+    private KafkaConsumer<byte[], byte[]> consumer(Map<String, Object> more) {
+        var props = new HashMap<String, Object>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100,
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false));
+        props.putAll(more);
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** Assigns every partition of {@code name} and positions at its end, so that only new records are read. */
+    private static void assignAtEnd(KafkaConsumer<byte[], byte[]> consumer, String name) {
+        List<TopicPartition> partitions = consumer.partitionsFor(name).stream()
+                .map(p -> new TopicPartition(name, p.partition())).toList();
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        partitions.forEach(consumer::position);
+    }
+
+    /** Deletes the probe's topics. */
     void delete() throws InterruptedException, ExecutionException, TimeoutException {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
-            admin.deleteTopics(Set.of(topic)).all().get(30, TimeUnit.SECONDS);
+        try (Admin admin = admin(bootstrapServers)) {
+            admin.deleteTopics(Set.of(topic, relayedTopic)).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static Admin admin(String bootstrapServers) {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+    }
+
+    /**
+     * Reads the probe's topic from its end and writes each poll's records to the relayed topic in one transaction with
+     * their offsets, as an exactly-once processor that commits at once does.
+     */
+    private final class Relay implements AutoCloseable {
+        private final String id = "bench-floor-relay-" + UUID.randomUUID();
+        private final KafkaConsumer<byte[], byte[]> in = consumer(Map.of(ConsumerConfig.GROUP_ID_CONFIG, id));
+        private final KafkaProducer<byte[], byte[]> out = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, id,
+                ProducerConfig.LINGER_MS_CONFIG, 1), new ByteArraySerializer(), new ByteArraySerializer());
+        private final Thread thread;
+        private volatile boolean running = true;
+
+        Relay() {
+            out.initTransactions();
+            assignAtEnd(in, topic);
+            thread = Thread.ofPlatform().name("bench-floor-relay").start(this::loop);
+        }
+
+        private void loop() {
+            try {
+                while (running) {
+                    ConsumerRecords<byte[], byte[]> records = in.poll(Duration.ofMillis(100));
+                    if (records.isEmpty()) {
+                        continue;
+                    }
+                    out.beginTransaction();
+                    var offsets = new HashMap<TopicPartition, OffsetAndMetadata>();
+                    for (ConsumerRecord<byte[], byte[]> r : records) {
+                        out.send(new ProducerRecord<>(relayedTopic, r.key(), r.value()));
+                        offsets.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+                    }
+                    // the records first, as an engine step's are sent before its commit: offsets sent while the
+                    // previous transaction still completes would be refused and retried only after retry.backoff.ms
+                    out.flush();
+                    out.sendOffsetsToTransaction(offsets, in.groupMetadata());
+                    out.commitTransaction();
+                }
+            } catch (WakeupException e) {
+                // closing
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running = false;
+            in.wakeup();
+            thread.join();
+            in.close();
+            out.close();
         }
     }
 }

@@ -12,6 +12,8 @@ package io.millrace.bench;
  * @param p50Ms           latency percentiles, from the due start time to the terminal snapshot, in milliseconds
  * @param failures        executions due in the window that ended in another state than SUCCESS or never ended
  * @param floorP50Ms      median latency of one Kafka produce-consume hop at the same rate, same broker
+ * @param floorEosP50Ms   median latency of a plain hop followed by an exactly-once hop (a transaction committed at
+ *                        once) at the same rate, same broker; NaN when not measured (at-least-once)
  * @param hops            Kafka hops one execution of the workload needs end to end
  * @param engineCpu       CPU of the engine processes over the second half of the window, in total and per part
  * @param engineHeapMb    live heap of the engine processes after the window, in MiB; NaN when unknown
@@ -19,11 +21,15 @@ package io.millrace.bench;
  */
 public record RateResult(String workload, String guarantee, String settings, double offeredPerS, double achievedPerS,
         double p50Ms, double p90Ms, double p99Ms, double p999Ms, double maxMs, long failures, double floorP50Ms,
-        int hops, CpuUse engineCpu, double engineHeapMb, double storeMb) {
+        double floorEosP50Ms, int hops, CpuUse engineCpu, double engineHeapMb, double storeMb) {
 
-    /** The floor of the whole flow: one hop's median latency times the hops the workload needs. */
-    public double floorTimesHopsMs() {
-        return floorP50Ms * hops;
+    /**
+     * The floor of the whole flow: one hop's median latency times the hops the workload needs; under exactly-once the
+     * start and the end are a plain and an exactly-once hop (the committed terminal snapshot), so that pair's median
+     * replaces two plain hops.
+     */
+    public double flowFloorMs() {
+        return Double.isNaN(floorEosP50Ms) ? floorP50Ms * hops : floorP50Ms * (hops - 2) + floorEosP50Ms;
     }
 
     /** CPU of the engine processes, in percent of one core; NaN when unknown. */

@@ -29,7 +29,7 @@ public final class Report {
 
     private static final List<String> MARKDOWN_HEADER = List.of("workload", "guarantee", "settings", "offered/s",
             "achieved/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "failures", "floor p50 ms",
-            "floor×hops ms", "CPU %", "heap MiB", "store MiB");
+            "EO floor p50 ms", "flow floor ms", "CPU %", "heap MiB", "store MiB");
     private static final List<String> CPU_HEADER = Stream.concat(
             Stream.of("workload", "guarantee", "settings", "offered/s", "total"),
             Stream.of(EnginePart.values()).map(EnginePart::label)).toList();
@@ -38,7 +38,7 @@ public final class Report {
 
     /** Scripts read columns by name; the first eleven are a contract and keep their order. */
     static final String CSV_HEADER = "workload,guarantee,offered_per_s,achieved_per_s,p50_ms,p90_ms,p99_ms,p999_ms,"
-            + "max_ms,failures,floor_p50_ms,hops,floor_x_hops_ms,engine_cpu_pct,"
+            + "max_ms,failures,floor_p50_ms,floor_eos_p50_ms,hops,flow_floor_ms,engine_cpu_pct,"
             + Stream.of(EnginePart.values()).map(part -> "cpu_" + part.name().toLowerCase(Locale.ROOT) + "_pct,")
                     .collect(Collectors.joining())
             + "engine_heap_mb,store_mb,settings";
@@ -99,7 +99,7 @@ public final class Report {
         return List.of(markdownText(r.workload()), markdownText(r.guarantee()), markdownText(r.settings()),
                 decimal(r.offeredPerS(), 1), decimal(r.achievedPerS(), 1), millis(r.p50Ms()), millis(r.p90Ms()),
                 millis(r.p99Ms()), millis(r.p999Ms()), millis(r.maxMs()), Long.toString(r.failures()),
-                millis(r.floorP50Ms()), millis(r.floorTimesHopsMs()), decimal(r.engineCpuPct(), 1),
+                millis(r.floorP50Ms()), millis(r.floorEosP50Ms()), millis(r.flowFloorMs()), decimal(r.engineCpuPct(), 1),
                 decimal(r.engineHeapMb(), 1), decimal(r.storeMb(), 1));
     }
 
@@ -158,7 +158,7 @@ public final class Report {
         return String.join(",", csvText(r.workload()), csvText(r.guarantee()), csvNumber(r.offeredPerS()),
                 csvNumber(r.achievedPerS()), csvNumber(r.p50Ms()), csvNumber(r.p90Ms()), csvNumber(r.p99Ms()),
                 csvNumber(r.p999Ms()), csvNumber(r.maxMs()), Long.toString(r.failures()), csvNumber(r.floorP50Ms()),
-                Integer.toString(r.hops()), csvNumber(r.floorTimesHopsMs()), csvNumber(r.engineCpuPct()),
+                csvNumber(r.floorEosP50Ms()), Integer.toString(r.hops()), csvNumber(r.flowFloorMs()), csvNumber(r.engineCpuPct()),
                 Stream.of(EnginePart.values()).map(part -> csvNumber(r.engineCpu().pct(part)))
                         .collect(Collectors.joining(",")),
                 csvNumber(r.engineHeapMb()), csvNumber(r.storeMb()), csvText(r.settings()));
@@ -182,7 +182,7 @@ public final class Report {
         P50("p50", RateResult::p50Ms, "", 2, 3),
         P99("p99", RateResult::p99Ms, "7 4", 2, 3),
         P999("p99.9", RateResult::p999Ms, "1.5 3", 2, 3),
-        FLOOR("Kafka floor × hops", RateResult::floorTimesHopsMs, "", 1, 2);
+        FLOOR("Kafka floor of the flow", RateResult::flowFloorMs, "", 1, 2);
 
         private static final String FLOOR_COLOR = "#9e9e9e";
 

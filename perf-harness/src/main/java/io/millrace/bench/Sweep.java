@@ -34,6 +34,10 @@ final class Sweep {
     /** {@code warmup} is the warm-up's least length (none when zero), {@code warmupMax} its greatest. */
     record Plan(Workload workload, String guarantee, String settings, List<Double> rates, Duration warmup, Duration warmupMax,
             Duration duration, Duration floorDuration, Duration drain) {
+        /** Whether the floor needs its exactly-once pair: the engine's terminal snapshot waits for a commit. */
+        boolean exactlyOnce() {
+            return guarantee.startsWith("exactly_once");
+        }
     }
 
     private Sweep() {
@@ -76,13 +80,19 @@ final class Sweep {
             double heapMb = engine.probe().liveHeapMb();
             double storeMb = engine.storeMb();
             LatencyWindow floor = engine.floor().measure(rate, plan.floorDuration());
+            double floorEos = plan.exactlyOnce()
+                    ? engine.floor().measureExactlyOnce(rate, plan.floorDuration()).percentileMs(50) : Double.NaN;
             var result = new RateResult(plan.workload().name(), plan.guarantee(), plan.settings(), rate, achieved,
-                    p50, p90, p99, p999, max, failures, floor.percentileMs(50), plan.workload().hops(), cpu, heapMb, storeMb);
+                    p50, p90, p99, p999, max, failures, floor.percentileMs(50), floorEos, plan.workload().hops(), cpu, heapMb,
+                    storeMb);
             results.add(result);
             progress.accept(String.format(Locale.ROOT,
-                    "%s %s %s offered %.0f/s achieved %.1f/s p50 %.1f ms p99 %.1f ms failures %d (floor p50 %.2f ms x %d hops)",
+                    "%s %s %s offered %.0f/s achieved %.1f/s p50 %.1f ms p99 %.1f ms failures %d (floor p50 %.2f ms%s,"
+                    + " %d hops: %.1f ms)",
                     result.workload(), result.guarantee(), result.settings(), rate, achieved, result.p50Ms(), result.p99Ms(),
-                    result.failures(), result.floorP50Ms(), result.hops()));
+                    result.failures(), result.floorP50Ms(),
+                    plan.exactlyOnce() ? String.format(Locale.ROOT, ", plain and exactly-once hop %.2f ms", floorEos) : "",
+                    result.hops(), result.flowFloorMs()));
             if (!result.keptUp()) {
                 progress.accept(String.format(Locale.ROOT, "completions fell behind at %.0f/s: sweep stops", rate));
                 break;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.broker.EmbeddedKafkaBroker;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -26,5 +27,25 @@ class FloorProbeTest {
         assertThat(window.failuresAndMissing()).isZero();
         assertThat(window.percentileMs(50)).isPositive();
         assertThat(window.maxMs()).isGreaterThanOrEqualTo(window.percentileMs(50));
+    }
+
+    @Test
+    void shouldMeasureEveryRecordThroughTheExactlyOnceRelay() throws Exception {
+        // given
+        String servers = EmbeddedKafkaBroker.shared().bootstrapServers();
+        FloorProbe probe = FloorProbe.create(servers, "floor-eo-" + UUID.randomUUID(), 2, (short) 1);
+
+        // when: 100 records/s for one second, then again with a new relay on the same topics
+        LatencyWindow first = probe.measureExactlyOnce(100, Duration.ofSeconds(1));
+        LatencyWindow second = probe.measureExactlyOnce(100, Duration.ofSeconds(1));
+        probe.delete();
+
+        // then: each record arrives once, committed, and the second window sees none of the first's
+        for (LatencyWindow window : List.of(first, second)) {
+            assertThat(window.expected()).isEqualTo(100);
+            assertThat(window.completed()).isEqualTo(100);
+            assertThat(window.failuresAndMissing()).isZero();
+            assertThat(window.percentileMs(50)).isPositive();
+        }
     }
 }
