@@ -37,7 +37,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * commits as soon as a poll gave it anything, then opens the next transaction at once; the measuring consumer reads
  * committed records only. One record thus
  * goes through a plain hop and an exactly-once hop, the pair every execution's start and end make under that
- * guarantee.
+ * guarantee. The same consumer measures each record after its first hop too, so one window gives both floors.
  */
 final class FloorProbe {
     private static final int RECORD_BYTES = 256;
@@ -72,49 +72,55 @@ final class FloorProbe {
         return probe;
     }
 
-    /** Sends at {@code perSecond} for {@code duration} and answers the latencies of the records through one hop. */
-    LatencyWindow measure(double perSecond, Duration duration) throws InterruptedException {
-        return measure(perSecond, duration, topic);
+    /**
+     * What one floor window measured: every record through one hop, and, when asked for, the same records through the
+     * relay's exactly-once hop after it ({@code null} otherwise).
+     */
+    record Floor(LatencyWindow plain, LatencyWindow exactlyOnce) {
     }
 
     /**
-     * Sends at {@code perSecond} for {@code duration} and answers the latencies of the records through a plain hop and
-     * an exactly-once hop.
+     * Sends at {@code perSecond} for {@code duration}; one consumer measures each record on the probe's topic and, with
+     * {@code exactlyOnce}, again on the relayed topic, so that one window gives both floors.
      */
-    LatencyWindow measureExactlyOnce(double perSecond, Duration duration) throws InterruptedException {
-        try (var relay = new Relay()) {
-            return measure(perSecond, duration, relayedTopic);
-        }
-    }
-
-    private LatencyWindow measure(double perSecond, Duration duration, String measuredTopic) throws InterruptedException {
-        LatencyWindow window = new LatencyWindow();
-        try (var consumer = consumer(Map.of());
+    Floor measure(double perSecond, Duration duration, boolean exactlyOnce) throws InterruptedException {
+        var plain = new LatencyWindow();
+        var relayed = exactlyOnce ? new LatencyWindow() : null;
+        try (var relay = exactlyOnce ? new Relay() : null;
+             var consumer = consumer(Map.of());
              var producer = new KafkaProducer<byte[], byte[]>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 ProducerConfig.LINGER_MS_CONFIG, 1,
                 ProducerConfig.ACKS_CONFIG, "all"), new ByteArraySerializer(), new ByteArraySerializer())) {
-            assignAtEnd(consumer, measuredTopic);
+            assignAtEnd(consumer, exactlyOnce ? List.of(topic, relayedTopic) : List.of(topic));
             long start = System.nanoTime() + 100_000_000L;
             long end = start + duration.toNanos();
             Thread sender = Thread.ofPlatform().name("bench-floor-sender").start(() ->
                     OpenLoop.run(new RateSchedule(start, perSecond), end, (n, due) -> {
-                        window.expectOne();
+                        plain.expectOne();
+                        if (relayed != null) {
+                            relayed.expectOne();
+                        }
                         byte[] value = ByteBuffer.allocate(RECORD_BYTES).putLong(due).array();
                         producer.send(new ProducerRecord<>(topic, Long.toString(n).getBytes(), value));
                     }));
             long deadline = end + Duration.ofSeconds(10).toNanos();
-            while ((sender.isAlive() || window.completed() < window.expected()) && System.nanoTime() < deadline) {
+            while ((sender.isAlive() || !complete(plain) || !complete(relayed)) && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
                     if (r.value().length == PRIMER.length) {
                         continue;
                     }
-                    window.recordSuccess(System.nanoTime() - ByteBuffer.wrap(r.value()).getLong());
+                    (r.topic().equals(topic) ? plain : relayed)
+                            .recordSuccess(System.nanoTime() - ByteBuffer.wrap(r.value()).getLong());
                 }
             }
             sender.join();
         }
-        return window;
+        return new Floor(plain, relayed);
+    }
+
+    private static boolean complete(LatencyWindow window) {
+        return window == null || window.completed() >= window.expected();
     }
 
     private KafkaConsumer<byte[], byte[]> consumer(Map<String, Object> more) {
@@ -127,10 +133,10 @@ final class FloorProbe {
         return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
-    /** Assigns every partition of {@code name} and positions at its end, so that only new records are read. */
-    private static void assignAtEnd(KafkaConsumer<byte[], byte[]> consumer, String name) {
-        List<TopicPartition> partitions = consumer.partitionsFor(name).stream()
-                .map(p -> new TopicPartition(name, p.partition())).toList();
+    /** Assigns every partition of the {@code names} topics and positions at their end, so that only new records are read. */
+    private static void assignAtEnd(KafkaConsumer<byte[], byte[]> consumer, List<String> names) {
+        List<TopicPartition> partitions = names.stream().flatMap(name -> consumer.partitionsFor(name).stream()
+                .map(p -> new TopicPartition(name, p.partition()))).toList();
         consumer.assign(partitions);
         consumer.seekToEnd(partitions);
         partitions.forEach(consumer::position);
@@ -163,7 +169,7 @@ final class FloorProbe {
 
         Relay() {
             out.initTransactions();
-            assignAtEnd(in, topic);
+            assignAtEnd(in, List.of(topic));
             thread = Thread.ofPlatform().name("bench-floor-relay").start(this::loop);
         }
 

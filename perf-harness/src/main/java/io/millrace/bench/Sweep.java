@@ -79,12 +79,11 @@ final class Sweep {
             long failures = window.failuresAndMissing();
             double heapMb = engine.probe().liveHeapMb();
             double storeMb = engine.storeMb();
-            LatencyWindow floor = engine.floor().measure(rate, plan.floorDuration());
-            double floorEos = plan.exactlyOnce()
-                    ? engine.floor().measureExactlyOnce(rate, plan.floorDuration()).percentileMs(50) : Double.NaN;
+            FloorProbe.Floor floor = engine.floor().measure(rate, plan.floorDuration(), plan.exactlyOnce());
+            double floorEos = plan.exactlyOnce() ? floor.exactlyOnce().percentileMs(50) : Double.NaN;
             var result = new RateResult(plan.workload().name(), plan.guarantee(), plan.settings(), rate, achieved,
-                    p50, p90, p99, p999, max, failures, floor.percentileMs(50), floorEos, plan.workload().hops(), cpu, heapMb,
-                    storeMb);
+                    p50, p90, p99, p999, max, failures, floor.plain().percentileMs(50), floorEos, plan.workload().hops(), cpu,
+                    heapMb, storeMb);
             results.add(result);
             progress.accept(String.format(Locale.ROOT,
                     "%s %s %s offered %.0f/s achieved %.1f/s p50 %.1f ms p99 %.1f ms failures %d (floor p50 %.2f ms%s,"

@@ -18,10 +18,12 @@ class FloorProbeTest {
         FloorProbe probe = FloorProbe.create(servers, "floor-" + UUID.randomUUID(), 2, (short) 1);
 
         // when: 100 records/s for one second
-        LatencyWindow window = probe.measure(100, Duration.ofSeconds(1));
+        FloorProbe.Floor floor = probe.measure(100, Duration.ofSeconds(1), false);
         probe.delete();
 
         // then
+        LatencyWindow window = floor.plain();
+        assertThat(floor.exactlyOnce()).isNull();
         assertThat(window.expected()).isEqualTo(100);
         assertThat(window.completed()).isEqualTo(100);
         assertThat(window.failuresAndMissing()).isZero();
@@ -36,12 +38,12 @@ class FloorProbeTest {
         FloorProbe probe = FloorProbe.create(servers, "floor-eo-" + UUID.randomUUID(), 2, (short) 1);
 
         // when: 100 records/s for one second, then again with a new relay on the same topics
-        LatencyWindow first = probe.measureExactlyOnce(100, Duration.ofSeconds(1));
-        LatencyWindow second = probe.measureExactlyOnce(100, Duration.ofSeconds(1));
+        FloorProbe.Floor first = probe.measure(100, Duration.ofSeconds(1), true);
+        FloorProbe.Floor second = probe.measure(100, Duration.ofSeconds(1), true);
         probe.delete();
 
-        // then: each record arrives once, committed, and the second window sees none of the first's
-        for (LatencyWindow window : List.of(first, second)) {
+        // then: each record arrives once on each topic, committed, and the second window sees none of the first's
+        for (LatencyWindow window : List.of(first.plain(), first.exactlyOnce(), second.plain(), second.exactlyOnce())) {
             assertThat(window.expected()).isEqualTo(100);
             assertThat(window.completed()).isEqualTo(100);
             assertThat(window.failuresAndMissing()).isZero();
