@@ -35,9 +35,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>The exactly-once floor adds the hop an exactly-once executor puts between a command and its committed output:
  * a relay reads each record, writes it to a second topic in a Kafka transaction together with its consumed offsets and
  * commits as soon as a poll gave it anything, then opens the next transaction at once; the measuring consumer reads
- * committed records only. One record thus
- * goes through a plain hop and an exactly-once hop, the pair every execution's start and end make under that
- * guarantee. The same consumer measures each record after its first hop too, so one window gives both floors.
+ * committed records only. One record thus goes through a plain hop and an exactly-once hop, the pair every execution's
+ * start and end make under that guarantee. The same consumer measures each record after its first hop too, so one
+ * window gives both floors.
  */
 final class FloorProbe {
     private static final int RECORD_BYTES = 256;
