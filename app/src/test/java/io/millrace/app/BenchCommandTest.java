@@ -7,23 +7,24 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code millrace bench} end to end: it starts a standalone engine in its own JVM, deploys W1, starts executions
- * through Kafka or the REST gateway at a low rate and writes the table, CSV and chart. No latency is asserted (that is the harness's
- * job, not the test suite's); the test checks that every execution was started, ended and was reported.
+ * through Kafka (at-least-once) or the REST gateway (exactly-once) at a low rate and writes the table, CSV and chart.
+ * No latency is asserted (that is the harness's job, not the test suite's); the test checks that every execution was
+ * started, ended and was reported, and that the floor has its exactly-once pair under that guarantee only.
  */
 class BenchCommandTest {
     @TempDir
     Path out;
 
     @ParameterizedTest
-    @ValueSource(strings = {"kafka", "rest"})
-    void shouldMeasureASelfStartedEngineAndWriteTheResults(String via) throws Exception {
+    @CsvSource({"kafka, at_least_once", "rest, exactly_once_v2"})
+    void shouldMeasureASelfStartedEngineAndWriteTheResults(String via, String guarantee) throws Exception {
         // when
         int exit = Millrace.commandLine().execute("bench", "--workload", "W1", "--rates", "20", "--warmup", "2s",
-                "--warmup-max", "2s", "--duration", "3s", "--floor-duration", "1s", "--processing-guarantee", "at_least_once",
+                "--warmup-max", "2s", "--duration", "3s", "--floor-duration", "1s", "--processing-guarantee", guarantee,
                 "--via", via, "--out", out.toString());
 
         // then
@@ -34,12 +35,18 @@ class BenchCommandTest {
                 + "max_ms,failures,floor_p50_ms");
         String[] row = csv.get(1).split(",");
         assertThat(row[0]).isEqualTo("W1");
-        assertThat(row[1]).isEqualTo("at_least_once");
+        assertThat(row[1]).isEqualTo(guarantee);
         assertThat(Double.parseDouble(row[2])).isEqualTo(20.0);
         assertThat(Double.parseDouble(row[3])).isPositive();
         assertThat(Double.parseDouble(row[4])).isPositive();
         assertThat(row[9]).isEqualTo("0");
         assertThat(Double.parseDouble(row[10])).isPositive();
+        // the exactly-once pair is measured under that guarantee only
+        if (guarantee.equals("exactly_once_v2")) {
+            assertThat(Double.parseDouble(row[11])).isPositive();
+        } else {
+            assertThat(row[11]).isEmpty();
+        }
         assertThat(Files.readString(out.resolve("latency.svg"))).contains("<svg", "polyline");
         assertThat(Files.readString(out.resolve("results.md"))).contains("| W1 ");
         assertThat(out.resolve("logs-1").resolve("engine-standalone.log")).content().contains("Millrace is up");
