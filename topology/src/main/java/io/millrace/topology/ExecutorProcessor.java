@@ -268,7 +268,8 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
 
     /**
      * The executor's tunables that are not the decider's. {@code reemitDuplicates}: under at-least-once a
-     * duplicate command sends the execution's snapshot and running dispatches again (see {@link Decider#reemit}).
+     * duplicate command sends the execution's snapshot and running dispatches again, and stores their timers again
+     * (see {@link Decider#reemit}).
      */
     record ExecutorSettings(Duration lease, Duration timerInterval, Duration flowWait, boolean reemitDuplicates) {
     }

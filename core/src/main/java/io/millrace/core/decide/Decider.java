@@ -109,10 +109,11 @@ public final class Decider {
     }
 
     /**
-     * What the stored state already implies must have been sent: the snapshot, and the current attempt of every
-     * running task run. After a crash under at-least-once the state may have reached its changelog while these
-     * records did not; the replayed command is then a duplicate, and this is what is sent again. No events: the
-     * state does not change.
+     * What the stored state already implies must have been sent and stored: the snapshot, the current attempt of
+     * every running task run with its lease timer, and an ended execution's purge timer. After a crash under
+     * at-least-once the state may have reached its changelog while these records and timers did not; the replayed
+     * command is then a duplicate, and this is what is sent and stored again. A timer is scheduled at the deadline the
+     * state holds, so it takes the key of the one it replaces. No events: the state does not change.
      */
     public Decision reemit(ExecutionView state, Flow flow) {
         Execution execution = state.execution().orElse(null);
@@ -120,12 +121,18 @@ public final class Decider {
             return new Decision(List.of(), List.of(), Optional.empty());
         }
         var effects = new ArrayList<Effect>();
-        if (flow != null && !execution.state().isTerminal()) {
+        if (execution.state().isTerminal()) {
+            Instant ended = execution.histories().getLast().date();
+            effects.add(new Effect.ScheduleTimer(Timer.purge(execution.id(), ended.plus(settings.retention()))));
+        } else if (flow != null) {
             for (TaskRun run : execution.taskRuns()) {
                 Optional<Attempt> current = run.currentAttempt().filter(a -> a.state() == State.RUNNING);
                 Optional<TaskDef> task = flow.task(run.taskId());
                 if (!run.state().isTerminal() && current.isPresent() && task.isPresent()) {
-                    effects.add(new Effect.DispatchTask(execution.id(), run.id(), current.get().number(), task.get()));
+                    Attempt attempt = current.get();
+                    effects.add(new Effect.DispatchTask(execution.id(), run.id(), attempt.number(), task.get()));
+                    effects.add(new Effect.ScheduleTimer(
+                            leaseTimer(execution.id(), run.id(), attempt.number(), attempt.leaseUntil())));
                 }
             }
         }

@@ -26,6 +26,7 @@ import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
 import io.millrace.core.flow.TaskTypes;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;
@@ -645,23 +646,41 @@ class DeciderTest {
             assertThat(decision.effects()).filteredOn(Effect.DispatchTask.class::isInstance)
                     .singleElement().extracting(e -> ((Effect.DispatchTask) e).attempt()).isEqualTo(1);
             assertThat(decision.effects()).contains(new Effect.EmitSnapshot(EXECUTION_ID));
-            assertThat(scheduledTimers(decision)).isEmpty();
             assertThat(driver.execution()).isEqualTo(before);
         }
 
         @Test
-        void shouldSendOnlyTheSnapshotOfAnEndedExecution() {
-            // given
+        void shouldArmTheRunningAttemptsLeaseAgainAtItsStoredDeadline() {
+            // given: t2 attempt 1 started at T0 + 3 s; its lease timer may have been lost in a crash
+            var driver = ExecutionDriver.flow(LINEAR);
+            driver.create();
+            driver.advance(Duration.ofSeconds(3)).succeed("t1");
+            Instant deadline = driver.run("t2").currentAttempt().orElseThrow().leaseUntil();
+
+            // when: later, the replayed result reaches the executor
+            Decision decision = driver.advance(Duration.ofSeconds(10)).reemit();
+
+            // then: the same timer as the one the dispatch scheduled, not a fresh lease
+            assertThat(deadline).isEqualTo(T0.plusSeconds(3).plus(LEASE));
+            assertThat(scheduledTimers(decision)).containsExactly(
+                    new Timer(EXECUTION_ID, Timer.Kind.LEASE, driver.runId("t2"), 1, deadline));
+        }
+
+        @Test
+        void shouldSendTheSnapshotOfAnEndedExecutionAndArmItsPurgeAgain() {
+            // given: ended at T0 + 2 s
             var driver = ExecutionDriver.flow(LINEAR);
             driver.create();
             driver.succeed("t1");
-            driver.succeed("t2");
+            driver.advance(Duration.ofSeconds(2)).succeed("t2");
 
             // when
-            Decision decision = driver.reemit();
+            Decision decision = driver.advance(Duration.ofMinutes(5)).reemit();
 
-            // then
-            assertThat(decision.effects()).containsExactly(new Effect.EmitSnapshot(EXECUTION_ID));
+            // then: the purge the end scheduled, at its retention from the end, not from now
+            assertThat(decision.effects()).containsExactly(
+                    new Effect.ScheduleTimer(Timer.purge(EXECUTION_ID, T0.plusSeconds(2).plus(RETENTION))),
+                    new Effect.EmitSnapshot(EXECUTION_ID));
         }
 
         @Test
@@ -677,6 +696,7 @@ class DeciderTest {
             // then
             assertThat(decision.effects()).filteredOn(Effect.DispatchTask.class::isInstance)
                     .singleElement().extracting(e -> ((Effect.DispatchTask) e).attempt()).isEqualTo(2);
+            assertThat(scheduledTimers(decision)).extracting(Timer::attempt).containsExactly(2);
         }
     }
 
