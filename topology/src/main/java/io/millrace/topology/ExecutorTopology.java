@@ -64,10 +64,14 @@ public final class ExecutorTopology {
         topology.addProcessor(Names.EXECUTOR,
                 () -> new ExecutorProcessor(new Decider(deciderSettings, expressions), settings, eagerCommits, registry),
                 Names.COMMANDS_SOURCE, Names.RESULTS_SOURCE);
-        topology.addStateStore(store(Names.EXECUTIONS_STORE, new AvroSerde<>(ExecutionRecord.getClassSchema())), Names.EXECUTOR);
-        topology.addStateStore(store(Names.OUTPUTS_STORE, new AvroSerde<>(OutputsRecord.getClassSchema())), Names.EXECUTOR);
-        topology.addStateStore(store(Names.TIMERS_STORE, new AvroSerde<>(TimerRecord.getClassSchema())), Names.EXECUTOR);
-        topology.addStateStore(store(Names.DEFERRED_STORE, Topics.COMMAND_SERDE), Names.EXECUTOR);
+        boolean cached = config.exactlyOnce();
+        topology.addStateStore(store(Names.EXECUTIONS_STORE, new AvroSerde<>(ExecutionRecord.getClassSchema()), cached),
+                Names.EXECUTOR);
+        topology.addStateStore(store(Names.OUTPUTS_STORE, new AvroSerde<>(OutputsRecord.getClassSchema()), cached),
+                Names.EXECUTOR);
+        topology.addStateStore(store(Names.TIMERS_STORE, new AvroSerde<>(TimerRecord.getClassSchema()), true),
+                Names.EXECUTOR);
+        topology.addStateStore(store(Names.DEFERRED_STORE, Topics.COMMAND_SERDE, cached), Names.EXECUTOR);
 
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.FLOWS_STORE), string, Topics.FLOW_SERDE)
@@ -109,8 +113,18 @@ public final class ExecutorTopology {
         return props;
     }
 
-    private static <V> org.apache.kafka.streams.state.StoreBuilder<KeyValueStore<String, V>> store(String name, Serde<V> serde) {
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), serde);
+    /**
+     * A cached store sends its changelog at the commit, one record per key written since the last one (a lease set
+     * and cleared in between leaves one tombstone), instead of one per write. Under exactly-once every store is cached:
+     * the transaction commits stores, records and offsets together. Under at-least-once only the timers are: there a
+     * decision's state must reach its changelog before the records that follow from it are sent (see {@link Effects}),
+     * while a timer that a crash loses is stored again once the replayed command is found a duplicate
+     * ({@code Decider.reemit}).
+     */
+    private static <V> org.apache.kafka.streams.state.StoreBuilder<KeyValueStore<String, V>> store(String name,
+            Serde<V> serde, boolean cached) {
+        var builder = Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), serde);
+        return cached ? builder.withCachingEnabled() : builder;
     }
 
     @SuppressWarnings("unchecked")
