@@ -5,11 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
-import io.millrace.serdes.Json;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,8 +27,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * between two commits reaches its changelog once.
  */
 class ChangelogRecordsTest {
-    private final HttpClient http = HttpClient.newHttpClient();
-
     @TempDir
     Path stateDir;
 
@@ -48,11 +41,11 @@ class ChangelogRecordsTest {
                 "processing-guarantee", guarantee, "commit-interval-ms", "10000"), null);
         try (Engine engine = Engine.start(config)) {
             String api = "http://localhost:" + engine.port() + "/api/v1";
-            post(api + "/flows", StandaloneEndToEndTest.JSON_TRANSFORM);
+            StandaloneEndToEndTest.send("POST", api + "/flows", StandaloneEndToEndTest.JSON_TRANSFORM, 200);
 
             // when
-            String id = Json.MAPPER.readTree(post(api + "/executions/company.team/json-transform?wait=true",
-                    StandaloneEndToEndTest.ORDER)).path("id").asText();
+            String id = StandaloneEndToEndTest.send("POST", api + "/executions/company.team/json-transform?wait=true",
+                    StandaloneEndToEndTest.ORDER, 200).path("id").asText();
 
             // then: cached timers reach the changelog at the next commit, the purge last; a commit inside the
             // execution would split a key's writes in two
@@ -95,12 +88,5 @@ class ChangelogRecordsTest {
                         .isLessThan(deadline);
             }
         }
-    }
-
-    private String post(String url, String body) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url))
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as("POST %s answered %s", url, response.body()).isEqualTo(200);
-        return response.body();
     }
 }

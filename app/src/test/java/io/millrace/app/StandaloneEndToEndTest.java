@@ -54,7 +54,7 @@ class StandaloneEndToEndTest {
               "items": [{"quantity": 2, "price_per_unit": 10.5}, {"quantity": 1, "price_per_unit": 4}]}}}
             """;
 
-    private final HttpClient http = HttpClient.newHttpClient();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     Path stateDir;
@@ -137,7 +137,7 @@ class StandaloneEndToEndTest {
         long deadline = System.nanoTime() + within.toNanos();
         int status;
         do {
-            status = http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.discarding())
+            status = HTTP.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.discarding())
                     .statusCode();
             if (status == wanted) {
                 return status;
@@ -172,7 +172,7 @@ class StandaloneEndToEndTest {
         long deadline = System.nanoTime() + 60_000_000_000L;
         HttpResponse<String> response;
         do {
-            response = http.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            response = HTTP.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() == 200) {
                 return Json.MAPPER.readTree(response.body());
             }
@@ -181,11 +181,12 @@ class StandaloneEndToEndTest {
         throw new AssertionError("Expected " + url + " to answer 200, but it answered " + response.statusCode() + ": " + response.body());
     }
 
-    private JsonNode send(String method, String url, String body, int expectedStatus) throws Exception {
+    /** Sends the request and answers its JSON body, once its status is {@code expectedStatus}. */
+    static JsonNode send(String method, String url, String body, int expectedStatus) throws Exception {
         var request = HttpRequest.newBuilder(URI.create(url))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .build();
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("%s %s answered %s", method, url, response.body()).isEqualTo(expectedStatus);
         return Json.MAPPER.readTree(response.body());
     }
