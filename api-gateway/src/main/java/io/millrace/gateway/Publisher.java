@@ -47,7 +47,7 @@ final class Publisher implements AutoCloseable {
     static Map<String, Object> properties(MillraceConfig config) {
         var props = new HashMap<String, Object>();
         props.put(ProducerConfig.CLIENT_ID_CONFIG, config.topicPrefix() + "gateway-producer");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, config.producerLingerMs());
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 20_000);

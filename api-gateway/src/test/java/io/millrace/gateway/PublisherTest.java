@@ -28,4 +28,18 @@ class PublisherTest {
                 .containsEntry("bootstrap.servers", config.bootstrapServers())
                 .doesNotContainKeys("fetch.max.wait.ms", "producer.linger.ms");
     }
+
+    @Test
+    void shouldLingerAsTheEngineProducersOfItsGuaranteeDo() {
+        // given
+        MillraceConfig atLeastOnce = ConfigLoader.load(Map.of(), Map.of("processing-guarantee", "at_least_once"), null);
+
+        // when
+        Map<String, Object> exactlyOnce = Publisher.properties(ConfigLoader.load(Map.of(), Map.of(), null));
+        Map<String, Object> atLeastOnceDefault = Publisher.properties(atLeastOnce);
+
+        // then
+        assertThat(exactlyOnce).containsEntry("linger.ms", 1);
+        assertThat(atLeastOnceDefault).containsEntry("linger.ms", 0);
+    }
 }

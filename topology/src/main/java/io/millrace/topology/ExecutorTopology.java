@@ -106,7 +106,7 @@ public final class ExecutorTopology {
         props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProductionHandler.class);
         props.put(DeadLetters.TOPIC_CONFIG, Topics.of(config).deadLetters().name());
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
-        props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 1);
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), config.producerLingerMs());
         config.producerRequestsInFlight().ifPresent(requests ->
                 props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), requests));
         props.putAll(config.kafka());

@@ -130,6 +130,24 @@ class ExecutorTopologyTest {
     }
 
     @Test
+    void shouldLingerOneMillisecondUnderExactlyOnceAndNoneUnderAtLeastOnceUnlessToldOtherwise() {
+        // given
+        MillraceConfig atLeastOnce = ConfigLoader.load(Map.of(), Map.of("processing-guarantee", "at_least_once"), null);
+        MillraceConfig told = ConfigLoader.load(Map.of(), Map.of("processing-guarantee", "at_least_once",
+                "kafka.producer.linger.ms", "5"), null);
+
+        // when
+        Properties exactlyOnce = ExecutorTopology.properties(config);
+        Properties atLeastOnceDefault = ExecutorTopology.properties(atLeastOnce);
+        Properties overridden = ExecutorTopology.properties(told);
+
+        // then
+        assertThat(exactlyOnce).containsEntry("producer.linger.ms", 1);
+        assertThat(atLeastOnceDefault).containsEntry("producer.linger.ms", 0);
+        assertThat(overridden).containsEntry("producer.linger.ms", "5");
+    }
+
+    @Test
     void shouldRunALinearFlowToSuccessThroughWorkerTasks() {
         // given
         create("e1", Map.of("name", "Ada"));

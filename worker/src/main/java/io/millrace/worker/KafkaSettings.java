@@ -47,8 +47,7 @@ final class KafkaSettings {
     static Map<String, Object> producer(MillraceConfig config, String workerId) {
         var props = new HashMap<String, Object>();
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, workerId + "-results");
-        // 1 ms costs no visible latency and lets concurrent results share a request.
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, config.producerLingerMs());
         config.producerRequestsInFlight().ifPresent(requests ->
                 props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, requests));
         props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER, ProducerConfig.configNames()));

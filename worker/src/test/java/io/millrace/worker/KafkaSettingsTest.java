@@ -66,6 +66,20 @@ class KafkaSettingsTest {
     }
 
     @Test
+    void shouldSendResultsAtOnceUnderAtLeastOnceAndAfterOneMillisecondUnderExactlyOnce() {
+        // given
+        MillraceConfig atLeastOnce = ConfigLoader.load(Map.of(), Map.of("processing-guarantee", "at_least_once"), null);
+
+        // when
+        Map<String, Object> exactlyOnce = KafkaSettings.producer(ConfigLoader.load(Map.of(), Map.of(), null), "w1");
+        Map<String, Object> atLeastOnceDefault = KafkaSettings.producer(atLeastOnce, "w1");
+
+        // then
+        assertThat(exactlyOnce).containsEntry("linger.ms", 1);
+        assertThat(atLeastOnceDefault).containsEntry("linger.ms", 0);
+    }
+
+    @Test
     void shouldTakeTasksBeforeTheirTransactionCommitsUnlessToldOtherwise() {
         // given
         MillraceConfig strict = ConfigLoader.load(Map.of(), Map.of("kafka.consumer.isolation.level", "read_committed"), null);
