@@ -1,7 +1,10 @@
 package io.millrace.bench;
 
+import io.millrace.config.ConfigLoader;
+import io.millrace.config.MillraceConfig;
 import io.millrace.core.flow.FlowParser;
 import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.KafkaPassThrough;
 import io.millrace.serdes.Topics;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -187,11 +191,14 @@ public final class BenchCommand implements Callable<Integer> {
         String runId = "bench" + UUID.randomUUID().toString().substring(0, 8);
         String flowId = deploy(servers, engineApi, topics, runId);
         var tracker = new Tracker();
-        int floorPartitions = Integer.parseInt(setting.engineSettings(topicPrefix).getOrDefault("partitions", "4"));
-        FloorProbe floor = FloorProbe.create(servers, topicPrefix + "bench-floor-" + runId, floorPartitions, (short) 1);
+        // the engine's configuration as its processes load it (a started one inherits this environment)
+        MillraceConfig engineConfig = ConfigLoader.load(System.getenv(), setting.engineSettings(topicPrefix), null);
+        FloorProbe floor = FloorProbe.create(servers, topicPrefix + "bench-floor-" + runId, engineConfig.partitions(),
+                (short) 1);
         try (var watcher = new CompletionWatcher(servers, topics, tracker);
              Starter starter = via == Via.rest ? new RestStarter(engineApi, workload, flowId, tracker)
-                     : new KafkaStarter(servers, topics, workload, flowId, runId, tracker)) {
+                     : new KafkaStarter(servers, topics, workload, flowId, runId, tracker,
+                             producerLingerMs(engineConfig))) {
             var engine = new Sweep.Engine() {
                 public Starter starter() {
                     return starter;
@@ -219,6 +226,13 @@ public final class BenchCommand implements Callable<Integer> {
         } finally {
             floor.delete();
         }
+    }
+
+    /** The linger of the engine's producers: a {@code kafka.*} setting's, else the engine's default for its guarantee. */
+    static int producerLingerMs(MillraceConfig config) {
+        Object told = KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER,
+                Set.of(ProducerConfig.LINGER_MS_CONFIG)).get(ProducerConfig.LINGER_MS_CONFIG);
+        return told == null ? config.producerLingerMs() : Integer.parseInt(told.toString());
     }
 
     /** Deploys the workload's flow: through the API when there is one, else on the flows topic under a run-unique id. */

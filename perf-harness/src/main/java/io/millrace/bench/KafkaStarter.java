@@ -20,10 +20,12 @@ final class KafkaStarter implements Starter {
     private final String idPrefix;
     private final Tracker tracker;
 
-    KafkaStarter(String bootstrapServers, Topics topics, Workload workload, String flowId, String runId, Tracker tracker) {
+    /** @param lingerMs the engine's producer linger: starts wait as the gateway's do */
+    KafkaStarter(String bootstrapServers, Topics topics, Workload workload, String flowId, String runId, Tracker tracker,
+            int lingerMs) {
         this.producer = new KafkaProducer<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ProducerConfig.LINGER_MS_CONFIG, 1,
+                ProducerConfig.LINGER_MS_CONFIG, lingerMs,
                 ProducerConfig.ACKS_CONFIG, "all"),
                 new StringSerializer(), Topics.COMMAND_SERDE.serializer());
         this.topic = topics.commands().name();

@@ -3,6 +3,7 @@ package io.millrace.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.config.ConfigLoader;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,6 +50,26 @@ class SettingTest {
                 "kafka.producer.linger.ms=0 poll-ms=2", "kafka.producer.linger.ms=1 poll-ms=2");
         assertThat(settings.get(1).engineSettings("p.")).containsEntry("kafka.producer.linger.ms", "1");
         assertThat(settings.get(2).guarantee("?")).isEqualTo("exactly_once_v2");
+    }
+
+    @Test
+    void shouldStartExecutionsWithTheLingerOfTheEngineProducers() {
+        // given
+        var command = new BenchCommand("unused");
+        new CommandLine(command).parseArgs("--processing-guarantee", "exactly_once_v2,at_least_once",
+                "--set", "kafka.producer.linger.ms=5");
+        var defaults = new BenchCommand("unused");
+        new CommandLine(defaults).parseArgs("--processing-guarantee", "exactly_once_v2,at_least_once");
+
+        // when
+        List<Integer> told = command.settings().stream()
+                .map(s -> BenchCommand.producerLingerMs(ConfigLoader.load(Map.of(), s.engineSettings("p."), null))).toList();
+        List<Integer> byGuarantee = defaults.settings().stream()
+                .map(s -> BenchCommand.producerLingerMs(ConfigLoader.load(Map.of(), s.engineSettings("p."), null))).toList();
+
+        // then
+        assertThat(told).containsExactly(5, 5);
+        assertThat(byGuarantee).containsExactly(1, 0);
     }
 
     @Test
