@@ -2,7 +2,6 @@ package io.millrace.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import java.nio.file.Path;
@@ -10,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -34,10 +32,7 @@ class ChangelogRecordsTest {
     @ValueSource(strings = {"exactly_once_v2", "at_least_once"})
     void shouldWriteCachedStoresOncePerCommitAndTheStateThroughUnderAtLeastOnce(String guarantee) throws Exception {
         // given: commits 10 s apart, so an execution of a few milliseconds nearly always falls between two of them
-        String prefix = "chg" + UUID.randomUUID().toString().substring(0, 8) + ".";
-        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of(
-                "bootstrap-servers", EmbeddedKafkaBroker.shared().bootstrapServers(),
-                "topic-prefix", prefix, "state-dir", stateDir.toString(), "port", "0",
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("chg", stateDir, "port", "0",
                 "processing-guarantee", guarantee, "commit-interval-ms", "10000"), null);
         try (Engine engine = Engine.start(config)) {
             String api = "http://localhost:" + engine.port() + "/api/v1";
@@ -49,7 +44,7 @@ class ChangelogRecordsTest {
 
             // then: cached timers reach the changelog at the next commit, the purge last; a commit inside the
             // execution would split a key's writes in two
-            String application = prefix + "executor-";
+            String application = config.topicPrefix() + "executor-";
             List<String> timerKeys = keys(config, application + "executor-timers-changelog", id,
                     keys -> keys.stream().anyMatch(key -> key.contains("/PURGE/")));
             List<String> stateKeys = keys(config, application + "executor-executions-changelog", id, keys -> true);

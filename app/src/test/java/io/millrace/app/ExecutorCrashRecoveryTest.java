@@ -2,7 +2,6 @@ package io.millrace.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.command.CreateExecution;
@@ -26,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -73,11 +71,8 @@ class ExecutorCrashRecoveryTest {
     @ValueSource(strings = {"exactly_once_v2", "at_least_once"})
     void shouldCompleteEveryExecutionOnceAcrossAnExecutorKill(String guarantee) throws Exception {
         // given
-        String prefix = "crash" + UUID.randomUUID().toString().substring(0, 8) + ".";
-        String servers = EmbeddedKafkaBroker.shared().bootstrapServers();
-        Map<String, String> settings = Map.of("bootstrap-servers", servers, "topic-prefix", prefix,
-                "state-dir", stateDir.toString(), "lease", "PT10S", "kafka.consumer.session.timeout.ms", "6000",
-                "processing-guarantee", guarantee);
+        Map<String, String> settings = TestEngines.settings("crash", stateDir, "lease", "PT10S",
+                "kafka.consumer.session.timeout.ms", "6000", "processing-guarantee", guarantee);
         MillraceConfig config = ConfigLoader.load(Map.of(), settings, null);
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, topics.executorTopics(List.of(config.workerGroup())));

@@ -3,7 +3,6 @@ package io.millrace.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.Json;
@@ -23,7 +22,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,10 +60,7 @@ class StandaloneEndToEndTest {
     @Test
     void shouldRunTheJsonTransformFlowOverRestAndKeepItAcrossARestart() throws Exception {
         // given
-        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of(
-                "bootstrap-servers", EmbeddedKafkaBroker.shared().bootstrapServers(),
-                "topic-prefix", "e2e" + UUID.randomUUID().toString().substring(0, 8) + ".",
-                "state-dir", stateDir.toString(), "port", "0"), null);
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("e2e", stateDir, "port", "0"), null);
         String executionId;
         try (Engine engine = Engine.start(config)) {
             String api = "http://localhost:" + engine.port() + "/api/v1";
@@ -112,10 +107,8 @@ class StandaloneEndToEndTest {
     @Test
     void shouldForgetAFinishedExecutionOnceItsRetentionEnds() throws Exception {
         // given: an engine that keeps finished executions for 2 s
-        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of(
-                "bootstrap-servers", EmbeddedKafkaBroker.shared().bootstrapServers(),
-                "topic-prefix", "ret" + UUID.randomUUID().toString().substring(0, 8) + ".",
-                "state-dir", stateDir.toString(), "port", "0", "retention", "PT2S"), null);
+        MillraceConfig config = ConfigLoader.load(Map.of(),
+                TestEngines.settings("ret", stateDir, "port", "0", "retention", "PT2S"), null);
         try (Engine engine = Engine.start(config)) {
             String api = "http://localhost:" + engine.port() + "/api/v1";
             send("POST", api + "/flows", JSON_TRANSFORM, 200);
