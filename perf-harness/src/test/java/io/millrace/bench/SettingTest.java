@@ -62,14 +62,17 @@ class SettingTest {
         new CommandLine(defaults).parseArgs("--processing-guarantee", "exactly_once_v2,at_least_once");
 
         // when
-        List<Integer> told = command.settings().stream()
-                .map(s -> BenchCommand.producerLingerMs(ConfigLoader.load(Map.of(), s.engineSettings("p."), null))).toList();
-        List<Integer> byGuarantee = defaults.settings().stream()
-                .map(s -> BenchCommand.producerLingerMs(ConfigLoader.load(Map.of(), s.engineSettings("p."), null))).toList();
+        List<Integer> told = lingers(command);
+        List<Integer> byGuarantee = lingers(defaults);
 
         // then
         assertThat(told).containsExactly(5, 5);
         assertThat(byGuarantee).containsExactly(1, 0);
+    }
+
+    private static List<Integer> lingers(BenchCommand command) {
+        return command.settings().stream()
+                .map(s -> BenchCommand.producerLingerMs(ConfigLoader.load(Map.of(), s.engineSettings("p."), null))).toList();
     }
 
     @Test
