@@ -63,9 +63,18 @@ final class ExecutionJson {
         json.put("taskId", run.taskId());
         json.put("parentTaskRunId", run.parentTaskRunId());
         json.put("value", run.value());
+        if (run.iteration() != null) {
+            json.put("iteration", run.iteration());
+        }
         json.set("state", state(run.state(), run.histories(), now));
         ArrayNode attempts = json.putArray("attempts");
-        run.attempts().forEach(a -> attempts.addObject().set("state", state(a.state(), a.histories(), now)));
+        run.attempts().forEach(a -> {
+            ObjectNode attempt = attempts.addObject();
+            attempt.set("state", state(a.state(), a.histories(), now));
+            if (a.error() != null) {
+                attempt.put("error", a.error());
+            }
+        });
         json.set("outputs", MAPPER.valueToTree(Json.readMap(outputsJson)));
         if (run.error() != null) {
             json.put("error", run.error());

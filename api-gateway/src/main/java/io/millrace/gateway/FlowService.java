@@ -4,7 +4,7 @@ import io.millrace.core.cache.LruCache;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
 import io.millrace.core.flow.FlowValidationException;
-import io.millrace.core.flow.TaskDef;
+import io.millrace.core.flow.WorkerTask;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.avro.FlowRecord;
 import java.time.Clock;
@@ -78,7 +78,8 @@ final class FlowService {
                 return new Deployed(flow.namespace(), flow.id(), latest.get().getRevision());
             }
             int revision = latest.map(r -> r.getRevision() + 1).orElse(1);
-            Set<String> newGroups = flow.allTasks().map(TaskDef::workerGroup).filter(g -> !ensuredGroups.contains(g))
+            Set<String> newGroups = flow.allTasks().filter(WorkerTask.class::isInstance)
+                    .map(t -> ((WorkerTask) t).workerGroup()).filter(g -> !ensuredGroups.contains(g))
                     .collect(Collectors.toSet());
             if (!newGroups.isEmpty()) {
                 workerTopics.accept(newGroups);

@@ -24,8 +24,8 @@ class ExecutionJsonTest {
     void shouldMapATerminalExecutionWithKestraFieldNames() {
         // given
         var attempt = new Attempt(1, State.SUCCESS,
-                List.of(new StateHistory(State.RUNNING, T1), new StateHistory(State.SUCCESS, T2)), T2.plusSeconds(30));
-        var run = new TaskRun("tr1", "hello", null, null, State.SUCCESS,
+                List.of(new StateHistory(State.RUNNING, T1), new StateHistory(State.SUCCESS, T2)), T2.plusSeconds(30), null, false);
+        var run = new TaskRun("tr1", "hello", null, null, null, State.SUCCESS,
                 List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.RUNNING, T1),
                         new StateHistory(State.SUCCESS, T2)), List.of(attempt), null);
         var execution = new Execution("ex1", "company.team", "greet", 3, Map.of("name", "Ada"),
@@ -62,6 +62,7 @@ class ExecutionJsonTest {
         assertThat(taskRun.path("taskId").asText()).isEqualTo("hello");
         assertThat(taskRun.path("parentTaskRunId").isNull()).isTrue();
         assertThat(taskRun.path("value").isNull()).isTrue();
+        assertThat(taskRun.has("iteration")).isFalse();
         assertThat(taskRun.path("state").path("current").asText()).isEqualTo("SUCCESS");
         assertThat(taskRun.path("attempts").get(0).path("state").path("current").asText()).isEqualTo("SUCCESS");
         assertThat(taskRun.path("attempts").get(0).path("state").path("histories")).hasSize(2);
@@ -91,7 +92,7 @@ class ExecutionJsonTest {
     @Test
     void shouldShowTheErrorOfAFailedExecutionAndEmptyOutputsOfATaskRunWithout() {
         // given
-        var run = new TaskRun("tr9", "boom", "tr0", "item-1", State.FAILED,
+        var run = new TaskRun("tr9", "boom", "tr0", "item-1", 3, State.FAILED,
                 List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.FAILED, T1)), List.of(),
                 "Task 'boom': no such thing");
         var execution = new Execution("ex3", "ns", "f", 1, Map.of(), Map.of(), State.FAILED,
@@ -106,6 +107,7 @@ class ExecutionJsonTest {
         JsonNode taskRun = json.path("taskRunList").get(0);
         assertThat(taskRun.path("parentTaskRunId").asText()).isEqualTo("tr0");
         assertThat(taskRun.path("value").asText()).isEqualTo("item-1");
+        assertThat(taskRun.path("iteration").asInt()).isEqualTo(3);
         assertThat(taskRun.path("outputs").isObject()).isTrue();
         assertThat(taskRun.path("outputs")).isEmpty();
         assertThat(taskRun.path("attempts")).isEmpty();

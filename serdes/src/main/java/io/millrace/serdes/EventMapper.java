@@ -11,6 +11,8 @@ import io.millrace.core.event.TaskRunAttemptStarted;
 import io.millrace.core.event.TaskRunCompleted;
 import io.millrace.core.event.TaskRunCreated;
 import io.millrace.core.event.TaskRunLeaseExtended;
+import io.millrace.core.event.TaskRunReset;
+import io.millrace.core.event.TaskRunRetrying;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionCompletedEvent;
 import io.millrace.serdes.avro.ExecutionCreatedEvent;
@@ -21,6 +23,8 @@ import io.millrace.serdes.avro.TaskRunAttemptStartedEvent;
 import io.millrace.serdes.avro.TaskRunCompletedEvent;
 import io.millrace.serdes.avro.TaskRunCreatedEvent;
 import io.millrace.serdes.avro.TaskRunLeaseExtendedEvent;
+import io.millrace.serdes.avro.TaskRunResetEvent;
+import io.millrace.serdes.avro.TaskRunRetryingEvent;
 
 /** Maps events between domain records and the Avro envelope of the events topic. */
 public final class EventMapper {
@@ -35,12 +39,15 @@ public final class EventMapper {
             case ExecutionCompleted e -> new ExecutionCompletedEvent(ExecutionMapper.toRecord(e.state()),
                     e.outputs() == null ? null : Json.write(e.outputs()), e.error());
             case ExecutionPurged e -> new ExecutionPurgedEvent();
-            case TaskRunCreated e -> new TaskRunCreatedEvent(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value());
+            case TaskRunCreated e -> new TaskRunCreatedEvent(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value(),
+                    e.iteration());
             case TaskRunAttemptStarted e -> new TaskRunAttemptStartedEvent(e.taskRunId(), e.attempt(), e.leaseUntil());
             case TaskRunLeaseExtended e -> new TaskRunLeaseExtendedEvent(e.taskRunId(), e.attempt(), e.leaseUntil());
             case TaskRunAttemptEnded e -> new TaskRunAttemptEndedEvent(e.taskRunId(), e.attempt(), ExecutionMapper.toRecord(e.state()), e.reason());
             case TaskRunCompleted e -> new TaskRunCompletedEvent(e.taskRunId(), ExecutionMapper.toRecord(e.state()),
                     Json.write(e.outputs()), e.error());
+            case TaskRunRetrying e -> new TaskRunRetryingEvent(e.taskRunId(), e.attempt(), e.error(), e.retryAt());
+            case TaskRunReset e -> new TaskRunResetEvent(e.taskRunId());
         };
         return new EventRecord(executionId, event.at(), payload);
     }
@@ -54,13 +61,16 @@ public final class EventMapper {
             case ExecutionCompletedEvent e -> new ExecutionCompleted(ExecutionMapper.fromRecord(e.getState()),
                     e.getOutputsJson() == null ? null : Json.readMap(e.getOutputsJson()), e.getError(), at);
             case ExecutionPurgedEvent e -> new ExecutionPurged(at);
-            case TaskRunCreatedEvent e -> new TaskRunCreated(e.getTaskRunId(), e.getTaskId(), e.getParentTaskRunId(), e.getValue(), at);
+            case TaskRunCreatedEvent e -> new TaskRunCreated(e.getTaskRunId(), e.getTaskId(), e.getParentTaskRunId(), e.getValue(),
+                    e.getIteration(), at);
             case TaskRunAttemptStartedEvent e -> new TaskRunAttemptStarted(e.getTaskRunId(), e.getAttempt(), e.getLeaseUntil(), at);
             case TaskRunLeaseExtendedEvent e -> new TaskRunLeaseExtended(e.getTaskRunId(), e.getAttempt(), e.getLeaseUntil(), at);
             case TaskRunAttemptEndedEvent e -> new TaskRunAttemptEnded(e.getTaskRunId(), e.getAttempt(),
                     ExecutionMapper.fromRecord(e.getState()), e.getReason(), at);
             case TaskRunCompletedEvent e -> new TaskRunCompleted(e.getTaskRunId(), ExecutionMapper.fromRecord(e.getState()),
                     Json.readMap(e.getOutputsJson()), e.getError(), at);
+            case TaskRunRetryingEvent e -> new TaskRunRetrying(e.getTaskRunId(), e.getAttempt(), e.getError(), e.getRetryAt(), at);
+            case TaskRunResetEvent e -> new TaskRunReset(e.getTaskRunId(), at);
             default -> throw new IllegalArgumentException("Unknown event payload " + record.getPayload().getClass().getSimpleName());
         };
     }

@@ -45,14 +45,15 @@ public final class ExecutionMapper {
         return new TaskRunRecord(t.id(), t.taskId(), t.parentTaskRunId(), t.value(), toRecord(t.state()),
                 histories(t.histories()),
                 t.attempts().stream().map(a -> new AttemptRecord(a.number(), toRecord(a.state()),
-                        histories(a.histories()), a.leaseUntil())).toList(), t.error());
+                        histories(a.histories()), a.leaseUntil(), a.error(), a.lost())).toList(), t.error(), t.iteration());
     }
 
     private static TaskRun fromRecord(TaskRunRecord r) {
-        return new TaskRun(r.getId(), r.getTaskId(), r.getParentTaskRunId(), r.getValue(), fromRecord(r.getState()),
-                historiesOf(r.getHistories()),
+        return new TaskRun(r.getId(), r.getTaskId(), r.getParentTaskRunId(), r.getValue(), r.getIteration(),
+                fromRecord(r.getState()), historiesOf(r.getHistories()),
                 r.getAttempts().stream().map(a -> new Attempt(a.getNumber(), fromRecord(a.getState()),
-                        historiesOf(a.getHistories()), a.getLeaseUntil())).toList(), r.getError());
+                        historiesOf(a.getHistories()), a.getLeaseUntil(), a.getError(), a.getLost())).toList(),
+                r.getError());
     }
 
     private static List<StateHistoryRecord> histories(List<StateHistory> histories) {

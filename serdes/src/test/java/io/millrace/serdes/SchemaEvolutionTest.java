@@ -139,7 +139,7 @@ class SchemaEvolutionTest {
 
     private static Execution failedExecution() {
         Instant at = Instant.ofEpochMilli(1_700_000_000_000L);
-        var run = new TaskRun("r1", "t1", null, null, State.FAILED,
+        var run = new TaskRun("r1", "t1", null, null, null, State.FAILED,
                 List.of(new StateHistory(State.CREATED, at), new StateHistory(State.FAILED, at)), List.of(), "boom");
         return new Execution("e1", "ns", "f", 1, Map.of(), Map.of(), State.FAILED,
                 List.of(new StateHistory(State.CREATED, at), new StateHistory(State.FAILED, at)), List.of(run), null,

@@ -7,7 +7,8 @@ import io.millrace.core.event.Event;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.flow.Flow;
-import io.millrace.core.flow.TaskDef;
+import io.millrace.core.flow.TaskTypes;
+import io.millrace.core.flow.WorkerTask;
 import io.millrace.serdes.EventMapper;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
@@ -44,7 +45,7 @@ final class Effects {
     private final long leaseMillis;
     private final LongConsumer wakeBy;
     /** By identity: a flow revision's parsed tasks stay the same objects while the flow lookup keeps them. */
-    private final Map<TaskDef, String> propertiesJson = new IdentityHashMap<>();
+    private final Map<WorkerTask, String> propertiesJson = new IdentityHashMap<>();
 
     /** @param wakeBy told the due time (epoch millis) of every timer stored */
     Effects(ProcessorContext<String, Object> context, KeyValueStore<String, TimerRecord> timers, Duration lease,
@@ -103,10 +104,7 @@ final class Effects {
     private WorkerTaskRecord workerTask(Effect.DispatchTask dispatch, StoreBackedState state, Flow flow, Instant now) {
         Execution execution = state.execution().orElseThrow();
         TaskRun run = execution.taskRun(dispatch.taskRunId()).orElseThrow();
-        Map<String, Object> variables = Contexts.builder(execution, state, flow)
-                .task(dispatch.task().id(), dispatch.task().type())
-                .taskRun(run.id(), run.histories().getFirst().date(), dispatch.attempt())
-                .build();
+        Map<String, Object> variables = Contexts.dispatch(execution, state, flow, run, dispatch.task());
         return WorkerTaskRecord.newBuilder()
                 .setExecutionId(dispatch.executionId())
                 .setTaskRunId(dispatch.taskRunId())
@@ -121,14 +119,22 @@ final class Effects {
                 .build();
     }
 
-    /** A task's properties are the same for every dispatch of its flow revision: written once. */
-    private String propertiesJson(TaskDef task) {
+    /**
+     * A task's properties are the same for every dispatch of its flow revision: written once. Its {@code timeout}
+     * travels with them, since the worker enforces it.
+     */
+    private String propertiesJson(WorkerTask task) {
         String json = propertiesJson.get(task);
         if (json == null) {
             if (propertiesJson.size() >= MAX_CACHED_TASKS) {
                 propertiesJson.clear();
             }
-            json = Json.write(task.properties());
+            Map<String, Object> properties = task.properties();
+            if (task.options().timeout() != null) {
+                properties = new LinkedHashMap<>(properties);
+                properties.put(TaskTypes.TIMEOUT, task.options().timeout().toString());
+            }
+            json = Json.write(properties);
             propertiesJson.put(task, json);
         }
         return json;

@@ -4,7 +4,7 @@ import java.time.Instant;
 
 /**
  * A wake-up the executor keeps for an execution. A lease timer is cancelled when a result ends or extends its
- * attempt; still, a timer that fires after what it guarded has moved on (a cancel lost in a crash, a kill) is
+ * attempt; still, any timer that fires after what it guarded has moved on (a cancel lost in a crash, a kill) is
  * simply ignored.
  */
 public record Timer(String executionId, Kind kind, String taskRunId, int attempt, Instant dueAt) {
@@ -13,7 +13,11 @@ public record Timer(String executionId, Kind kind, String taskRunId, int attempt
         /** The lease of a task run attempt ends: re-dispatch unless a result or heartbeat came. */
         LEASE,
         /** A finished execution's retention ends: remove its state. No task run: taskRunId is empty, attempt 0. */
-        PURGE
+        PURGE,
+        /** A RETRYING task run's wait is over: start its next attempt. {@code attempt} is the one that failed. */
+        RETRY,
+        /** A flowable's {@code timeout} is over: fail it unless its attempt ended already. */
+        TIMEOUT
     }
 
     /** The wake-up that ends a finished execution's retention. */

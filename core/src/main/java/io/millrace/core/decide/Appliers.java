@@ -10,6 +10,8 @@ import io.millrace.core.event.TaskRunAttemptStarted;
 import io.millrace.core.event.TaskRunCompleted;
 import io.millrace.core.event.TaskRunCreated;
 import io.millrace.core.event.TaskRunLeaseExtended;
+import io.millrace.core.event.TaskRunReset;
+import io.millrace.core.event.TaskRunRetrying;
 import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
@@ -34,16 +36,23 @@ public final class Appliers {
         register(ExecutionCompleted.class, (e, s) ->
                 update(s, x -> x.transition(e.state(), e.at()).withResult(e.outputs(), e.error())));
         register(ExecutionPurged.class, (e, s) -> s.removeExecution());
-        register(TaskRunCreated.class, (e, s) -> update(s, x ->
-                x.addTaskRun(TaskRun.created(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value(), e.at()))));
+        register(TaskRunCreated.class, (e, s) -> update(s, x -> x.addTaskRun(
+                TaskRun.created(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value(), e.iteration(), e.at()))));
         register(TaskRunAttemptStarted.class, (e, s) -> updateRun(s, e.taskRunId(), run -> run
                 .transition(State.RUNNING, e.at())
+                .withError(null)
                 .addAttempt(new Attempt(e.attempt(), State.RUNNING,
-                        List.of(new StateHistory(State.RUNNING, e.at())), e.leaseUntil()))));
+                        List.of(new StateHistory(State.RUNNING, e.at())), e.leaseUntil(), null, false))));
         register(TaskRunLeaseExtended.class, (e, s) -> updateRun(s, e.taskRunId(),
                 run -> run.updateAttempt(e.attempt(), a -> a.withLeaseUntil(e.leaseUntil()))));
         register(TaskRunAttemptEnded.class, (e, s) -> updateRun(s, e.taskRunId(),
-                run -> run.updateAttempt(e.attempt(), a -> a.transition(e.state(), e.at()))));
+                run -> run.updateAttempt(e.attempt(), a -> a.ended(e.state(), e.at(), e.reason(), true))));
+        register(TaskRunRetrying.class, (e, s) -> updateRun(s, e.taskRunId(), run -> run
+                .updateAttempt(e.attempt(), a -> a.ended(State.FAILED, e.at(), e.error(), false))
+                .transition(State.RETRYING, e.at())
+                .withError(e.error())));
+        register(TaskRunReset.class, (e, s) -> updateRun(s, e.taskRunId(),
+                run -> run.transition(State.CREATED, e.at()).withError(null)));
         register(TaskRunCompleted.class, (e, s) -> {
             updateRun(s, e.taskRunId(), run -> endRunningAttempt(run, e.state(), e).transition(e.state(), e.at())
                     .withError(e.error()));
@@ -69,7 +78,7 @@ public final class Appliers {
     private static TaskRun endRunningAttempt(TaskRun run, State state, TaskRunCompleted e) {
         return run.currentAttempt()
                 .filter(a -> !a.state().isTerminal())
-                .map(a -> run.updateAttempt(a.number(), x -> x.transition(state, e.at())))
+                .map(a -> run.updateAttempt(a.number(), x -> x.ended(state, e.at(), e.error(), false)))
                 .orElse(run);
     }
 

@@ -1,40 +1,146 @@
 package io.millrace.core.decide;
 
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.expression.Variables;
 import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.TaskDef;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/** Builds the variables an expression sees for an execution: inputs, outputs by task id, metadata. */
+/**
+ * Builds the variables an expression sees, under Kestra's names: {@code inputs}, {@code outputs}, {@code vars},
+ * {@code labels}, {@code execution}, {@code flow}, and for a task run {@code task}, {@code taskrun}, {@code parent}
+ * and {@code parents}.
+ */
 public final class Contexts {
+    /** Where {@code errorLogs()} finds the errors of the execution's failed task runs. */
+    public static final String ERROR_LOGS = "__errorLogs";
+
     private Contexts() {
     }
 
-    /** Outputs of the execution's task runs keyed by task id, in the order the runs were created. */
-    public static Map<String, Map<String, Object>> outputsByTaskId(Execution execution, ExecutionView view) {
-        var outputs = new LinkedHashMap<String, Map<String, Object>>();
+    /**
+     * Task outputs keyed by task id; the outputs of a run inside loops are nested under the loop values of its
+     * enclosing runs, outermost first, then its own value ({@code outputs.t[v1][v2].value}).
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> outputs(Execution execution, RunIndex index, ExecutionView view) {
+        var tree = new LinkedHashMap<String, Object>();
         for (TaskRun run : execution.taskRuns()) {
             Map<String, Object> values = view.outputs(run.id());
-            if (!values.isEmpty()) {
-                outputs.put(run.taskId(), values);
+            if (values.isEmpty()) {
+                continue;
             }
+            List<String> path = new ArrayList<>();
+            List<TaskRun> ancestors = index.ancestors(run);
+            for (int i = ancestors.size() - 1; i >= 0; i--) {
+                if (ancestors.get(i).value() != null) {
+                    path.add(ancestors.get(i).value());
+                }
+            }
+            if (run.value() != null) {
+                path.add(run.value());
+            }
+            if (path.isEmpty()) {
+                tree.put(run.taskId(), values);
+                continue;
+            }
+            Object existing = tree.get(run.taskId());
+            Map<String, Object> node = existing instanceof HashMap<?, ?> map ? (Map<String, Object>) map : new HashMap<>();
+            tree.put(run.taskId(), node);
+            for (int i = 0; i < path.size() - 1; i++) {
+                Object child = node.get(path.get(i));
+                if (!(child instanceof HashMap<?, ?>)) {
+                    child = new HashMap<String, Object>();
+                    node.put(path.get(i), child);
+                }
+                node = (Map<String, Object>) child;
+            }
+            node.put(path.getLast(), values);
         }
-        return outputs;
+        return tree;
     }
 
-    public static Map<String, Object> variables(Execution execution, ExecutionView view, Flow flow) {
-        return builder(execution, view, flow).build();
-    }
-
-    /** The variables of an execution, to which a task's own ({@code task}, {@code taskrun}) may be added. */
-    public static Variables.Builder builder(Execution execution, ExecutionView view, Flow flow) {
-        return Variables.builder()
+    /** The variables of the execution, without a task: for flow outputs. */
+    static Variables.Builder execution(Execution execution, RunIndex index, ExecutionView view, Flow flow) {
+        Variables.Builder builder = Variables.builder()
                 .execution(execution.id(), execution.startDate())
                 .flow(flow.namespace(), flow.id(), flow.revision())
                 .inputs(execution.inputs())
-                .outputs(outputsByTaskId(execution, view))
-                .labels(execution.labels());
+                .put("outputs", outputs(execution, index, view))
+                .labels(execution.labels())
+                .put(ERROR_LOGS, errorLogs(execution));
+        if (!flow.variables().isEmpty()) {
+            builder.put("vars", flow.variables());
+        }
+        return builder;
+    }
+
+    /** The variables of one task run: what its task's expressions see. */
+    static Map<String, Object> taskRun(Execution execution, RunIndex index, ExecutionView view, Flow flow, TaskRun run,
+            TaskDef task) {
+        var taskRun = new LinkedHashMap<String, Object>();
+        taskRun.put("id", run.id());
+        taskRun.put("startDate", run.startDate());
+        taskRun.put("attemptsCount", Math.max(0, run.ownAttempts() - (run.state().isTerminal() ? 0 : 1)));
+        taskRun.put("value", run.value());
+        if (run.iteration() != null) {
+            taskRun.put("iteration", run.iteration());
+        }
+        List<Map<String, Object>> parents = parents(index, view, run);
+        Variables.Builder builder = execution(execution, index, view, flow)
+                .task(task.id(), task.type())
+                .put("taskrun", Collections.unmodifiableMap(taskRun))
+                .put("parents", parents);
+        if (!parents.isEmpty()) {
+            builder.put("parent", parents.getFirst());
+        }
+        return builder.build();
+    }
+
+    /** The variables a worker task's attempt sees: the run's, with {@code taskrun.attemptsCount} the attempts before. */
+    public static Map<String, Object> dispatch(Execution execution, ExecutionView view, Flow flow, TaskRun run, TaskDef task) {
+        return taskRun(execution, new RunIndex(execution), view, flow, run, task);
+    }
+
+    /** Kestra's {@code parents}: the enclosing runs with a loop value or outputs, nearest first. */
+    private static List<Map<String, Object>> parents(RunIndex index, ExecutionView view, TaskRun run) {
+        var parents = new ArrayList<Map<String, Object>>();
+        for (TaskRun ancestor : index.ancestors(run)) {
+            var parent = new LinkedHashMap<String, Object>();
+            if (ancestor.value() != null) {
+                parent.put("taskrun", Map.of("value", ancestor.value()));
+            }
+            Map<String, Object> outputs = view.outputs(ancestor.id());
+            if (!outputs.isEmpty()) {
+                parent.put("outputs", outputs);
+            }
+            if (!parent.isEmpty()) {
+                parents.add(Collections.unmodifiableMap(parent));
+            }
+        }
+        return parents;
+    }
+
+    /** The errors of the execution's failed task runs, as {@code errorLogs()} lists them. */
+    private static List<Map<String, Object>> errorLogs(Execution execution) {
+        var logs = new ArrayList<Map<String, Object>>();
+        for (TaskRun run : execution.taskRuns()) {
+            if (run.error() != null && (run.state() == State.FAILED || run.state() == State.RETRYING)) {
+                var log = new LinkedHashMap<String, Object>();
+                log.put("taskId", run.taskId());
+                log.put("taskRunId", run.id());
+                log.put("level", "ERROR");
+                log.put("message", run.error());
+                logs.add(log);
+            }
+        }
+        return logs;
     }
 }

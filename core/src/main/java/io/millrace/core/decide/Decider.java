@@ -4,68 +4,76 @@ import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.TaskResult;
-import io.millrace.core.command.TimerFired;
 import io.millrace.core.command.Timer;
+import io.millrace.core.command.TimerFired;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.event.ExecutionCreated;
 import io.millrace.core.event.ExecutionPurged;
 import io.millrace.core.event.ExecutionStateChanged;
 import io.millrace.core.event.TaskRunAttemptEnded;
-import io.millrace.core.event.TaskRunAttemptStarted;
 import io.millrace.core.event.TaskRunCompleted;
-import io.millrace.core.event.TaskRunCreated;
 import io.millrace.core.event.TaskRunLeaseExtended;
 import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
-import io.millrace.core.expression.ExpressionException;
 import io.millrace.core.expression.Expressions;
 import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.Flowable;
 import io.millrace.core.flow.Inputs;
-import io.millrace.core.flow.OutputDef;
+import io.millrace.core.flow.RetryPolicy;
 import io.millrace.core.flow.TaskDef;
+import io.millrace.core.flow.WorkerTask;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * The executor's decision core: given an execution's state, its flow and a command, it appends
- * events (applied at once, so later steps of the same decision see them) and effects. Pure: no I/O,
- * no clock (time comes in as {@code now}), no Kafka; the same inputs give the same decision.
+ * The executor's decision core: given an execution's state, its flow and a command, it appends events (applied at
+ * once, so later steps of the same decision see them) and effects. Pure: no I/O, no clock (time comes in as
+ * {@code now}), no Kafka; the same inputs give the same decision. Commands are handled by handlers registered by
+ * command type, timers by timer kind; flowables behave by {@link Behaviours}.
  */
 public final class Decider {
     private final DeciderSettings settings;
     private final Expressions expressions;
     private final Appliers appliers = new Appliers();
+    private final Behaviours behaviours = new Behaviours();
+    private final Map<Class<? extends Command>, Handler<? extends Command>> handlers = new HashMap<>();
+    private final Map<Timer.Kind, Handler<Timer>> timerHandlers = new EnumMap<>(Timer.Kind.class);
+
+    /** Handles one kind of command for an execution that exists and runs. */
+    @FunctionalInterface
+    private interface Handler<C> {
+        void handle(C command, Advance advance);
+    }
 
     public Decider(DeciderSettings settings, Expressions expressions) {
         this.settings = settings;
         this.expressions = expressions;
+        handlers.put(KillExecution.class, (Handler<KillExecution>) (kill, advance) -> kill(advance));
+        handlers.put(TaskResult.class, (Handler<TaskResult>) this::result);
+        handlers.put(TimerFired.class, (Handler<TimerFired>) (fired, advance) ->
+                timerHandlers.get(fired.timer().kind()).handle(fired.timer(), advance));
+        timerHandlers.put(Timer.Kind.LEASE, this::leaseExpired);
+        timerHandlers.put(Timer.Kind.RETRY, this::retryDue);
+        timerHandlers.put(Timer.Kind.TIMEOUT, this::timedOut);
     }
 
     /**
      * @param state the execution's state; events are applied to it as they are decided
      * @param flow the execution's flow at its revision, or null when it cannot be found
      */
+    @SuppressWarnings("unchecked")
     public Decision decide(MutableExecutionState state, Flow flow, Command command, Instant now) {
         var step = new Step(state, appliers, command.executionId());
         Optional<Execution> execution = state.execution();
         if (command instanceof CreateExecution create) {
-            if (execution.isPresent()) {
-                return Decision.rejected(Rejection.Kind.DUPLICATE, "Expected a new execution id, but "
-                        + create.executionId() + " exists already");
-            }
-            if (flow == null) {
-                return Decision.rejected(Rejection.Kind.INVALID, "Expected flow " + create.namespace() + "/"
-                        + create.flowId() + (create.revision() == null ? "" : " revision " + create.revision())
-                        + " to exist, but it was not found");
-            }
-            create(step, flow, create, now);
-            return step.decision();
+            return create(step, flow, create, now);
         }
         if (execution.isEmpty()) {
             return Decision.rejected(Rejection.Kind.STALE, "Expected execution " + command.executionId()
@@ -83,18 +91,23 @@ public final class Decider {
             return Decision.rejected(Rejection.Kind.STALE, "Execution " + command.executionId()
                     + " is already " + execution.get().state());
         }
-        switch (command) {
-            case KillExecution kill -> kill(step, now);
-            case TaskResult result -> result(step, flow, result, now);
-            case TimerFired fired -> timer(step, flow, fired.timer(), now);
-            case CreateExecution create -> throw new IllegalStateException("handled above");
+        if (flow == null) {
+            var advance = new Advance(step, emptyFlow(execution.get()), now, settings, expressions, behaviours);
+            advance.endOpenRuns(State.FAILED, "flow missing");
+            advance.endExecution(new ExecutionCompleted(State.FAILED, null, "Expected the flow "
+                    + execution.get().namespace() + "/" + execution.get().flowId() + " revision "
+                    + execution.get().flowRevision() + " to exist, but it was not found", now));
+            return step.decision();
         }
+        var advance = new Advance(step, flow, now, settings, expressions, behaviours);
+        ((Handler<Command>) handlers.get(command.getClass())).handle(command, advance);
+        advance.run();
         return step.decision();
     }
 
     /**
      * Ends an execution FAILED from outside the normal course, e.g. after an internal error while
-     * handling one of its commands. Its running task runs end FAILED too.
+     * handling one of its commands. Its open task runs end FAILED too.
      */
     public Decision fail(MutableExecutionState state, String reason, Instant now) {
         Execution execution = state.execution().orElse(null);
@@ -103,17 +116,19 @@ public final class Decider {
                     + (execution == null ? "there is none" : execution.id() + " is already " + execution.state()));
         }
         var step = new Step(state, appliers, execution.id());
-        endOpenRuns(step, State.FAILED, reason, now);
-        end(step, new ExecutionCompleted(State.FAILED, null, reason, now));
+        var advance = new Advance(step, emptyFlow(execution), now, settings, expressions, behaviours);
+        advance.endOpenRuns(State.FAILED, reason);
+        advance.endExecution(new ExecutionCompleted(State.FAILED, null, reason, now));
         return step.decision();
     }
 
     /**
      * What the stored state already implies must have been sent and stored: the snapshot, the current attempt of
-     * every running task run with its lease timer, and an ended execution's purge timer. After a crash under
-     * at-least-once the state may have reached its changelog while these records and timers did not; the replayed
-     * command is then a duplicate, and this is what is sent and stored again. A timer is scheduled at the deadline the
-     * state holds, so it takes the key of the one it replaces. No events: the state does not change.
+     * every running worker task with its lease timer, the retry timer of every RETRYING run, the timeout of every
+     * running flowable with one, and an ended execution's purge timer. After a crash under at-least-once the state may
+     * have reached its changelog while these records and timers did not; the replayed command is then a duplicate,
+     * and this is what is sent and stored again. Each timer is scheduled at the deadline the state implies, so it
+     * takes the key of the one it replaces. No events: the state does not change.
      */
     public Decision reemit(ExecutionView state, Flow flow) {
         Execution execution = state.execution().orElse(null);
@@ -126,13 +141,20 @@ public final class Decider {
             effects.add(new Effect.ScheduleTimer(Timer.purge(execution.id(), ended.plus(settings.retention()))));
         } else if (flow != null) {
             for (TaskRun run : execution.taskRuns()) {
-                Optional<Attempt> current = run.currentAttempt().filter(a -> a.state() == State.RUNNING);
-                Optional<TaskDef> task = flow.task(run.taskId());
-                if (!run.state().isTerminal() && current.isPresent() && task.isPresent()) {
-                    Attempt attempt = current.get();
-                    effects.add(new Effect.DispatchTask(execution.id(), run.id(), attempt.number(), task.get()));
+                TaskDef task = flow.task(run.taskId()).orElse(null);
+                Attempt attempt = run.currentAttempt().orElse(null);
+                if (task == null || attempt == null || run.state().isTerminal()) {
+                    continue;
+                }
+                if (run.state() == State.RETRYING) {
+                    effects.add(new Effect.ScheduleTimer(retryTimer(execution.id(), run, task.options().retry())));
+                } else if (attempt.state() == State.RUNNING && task instanceof WorkerTask workerTask) {
+                    effects.add(new Effect.DispatchTask(execution.id(), run.id(), attempt.number(), workerTask));
                     effects.add(new Effect.ScheduleTimer(
-                            leaseTimer(execution.id(), run.id(), attempt.number(), attempt.leaseUntil())));
+                            Advance.leaseTimer(execution.id(), run.id(), attempt.number(), attempt.leaseUntil())));
+                } else if (attempt.state() == State.RUNNING && task.options().timeout() != null) {
+                    effects.add(new Effect.ScheduleTimer(new Timer(execution.id(), Timer.Kind.TIMEOUT, run.id(),
+                            attempt.number(), attempt.histories().getFirst().date().plus(task.options().timeout()))));
                 }
             }
         }
@@ -140,10 +162,15 @@ public final class Decider {
         return new Decision(List.of(), effects, Optional.empty());
     }
 
-    /** Ends the execution, and keeps it for the retention: then a timer purges it. */
-    private void end(Step step, ExecutionCompleted completed) {
-        step.emit(completed);
-        step.effect(new Effect.ScheduleTimer(Timer.purge(step.executionId(), completed.at().plus(settings.retention()))));
+    /** The retry timer a RETRYING run waits for, at the date its policy gave when its attempt failed. */
+    private static Timer retryTimer(String executionId, TaskRun run, RetryPolicy retry) {
+        Attempt failed = run.currentAttempt().orElseThrow();
+        Instant firstStart = run.attempts().getFirst().histories().getFirst().date();
+        Instant failedAt = failed.histories().getLast().date();
+        Instant at = retry == null ? failedAt
+                : Optional.ofNullable(retry.nextAttemptAt(run.ownAttempts(), firstStart, failedAt, run.id().hashCode()))
+                        .orElse(failedAt);
+        return new Timer(executionId, Timer.Kind.RETRY, run.id(), failed.number(), at);
     }
 
     private Decision purge(Step step, Execution execution, Instant now) {
@@ -161,153 +188,126 @@ public final class Decider {
                 .anyMatch(a -> a.number() == result.attempt() && a.state() == result.state() && result.state().isTerminal());
     }
 
-    private void create(Step step, Flow flow, CreateExecution create, Instant now) {
+    private Decision create(Step step, Flow flow, CreateExecution create, Instant now) {
+        if (step.state().execution().isPresent()) {
+            return Decision.rejected(Rejection.Kind.DUPLICATE, "Expected a new execution id, but "
+                    + create.executionId() + " exists already");
+        }
+        if (flow == null) {
+            return Decision.rejected(Rejection.Kind.INVALID, "Expected flow " + create.namespace() + "/"
+                    + create.flowId() + (create.revision() == null ? "" : " revision " + create.revision())
+                    + " to exist, but it was not found");
+        }
+        if (flow.disabled()) {
+            return Decision.rejected(Rejection.Kind.INVALID, "Expected flow " + flow.key() + " to be enabled, but it is "
+                    + "disabled");
+        }
+        var advance = new Advance(step, flow, now, settings, expressions, behaviours);
         Map<String, Object> inputs;
         try {
             inputs = Inputs.resolve(flow.inputs(), create.inputs());
         } catch (Inputs.InvalidInputsException e) {
             step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
                     create.inputs(), flow.labelsWith(create.labels()), now));
-            end(step, new ExecutionCompleted(State.FAILED, null, e.getMessage(), now));
-            return;
+            advance.endExecution(new ExecutionCompleted(State.FAILED, null, e.getMessage(), now));
+            return step.decision();
         }
         step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
                 inputs, flow.labelsWith(create.labels()), now));
         step.emit(new ExecutionStateChanged(State.RUNNING, now));
-        advance(step, flow, now);
+        advance.touch(null);
+        advance.run();
+        return step.decision();
     }
 
-    private void kill(Step step, Instant now) {
-        step.emit(new ExecutionStateChanged(State.KILLING, now));
-        endOpenRuns(step, State.KILLED, "killed", now);
-        end(step, new ExecutionCompleted(State.KILLED, null, "Killed on request", now));
+    private void kill(Advance advance) {
+        advance.step().emit(new ExecutionStateChanged(State.KILLING, advance.now()));
+        advance.endOpenRuns(State.KILLED, "killed");
+        advance.endExecution(new ExecutionCompleted(State.KILLED, null, "Killed on request", advance.now()));
     }
 
-    private static void endOpenRuns(Step step, State state, String error, Instant now) {
-        step.execution().taskRuns().stream()
-                .filter(run -> !run.state().isTerminal())
-                .forEach(run -> step.emit(new TaskRunCompleted(run.id(), state, Map.of(), error, now)));
-    }
-
-    private void result(Step step, Flow flow, TaskResult result, Instant now) {
-        Optional<TaskRun> run = step.execution().taskRun(result.taskRunId());
-        Optional<Attempt> attempt = run.flatMap(TaskRun::currentAttempt);
-        if (run.isEmpty() || run.get().state().isTerminal() || attempt.isEmpty()
-                || attempt.get().number() != result.attempt()) {
+    private void result(TaskResult result, Advance advance) {
+        Step step = advance.step();
+        TaskRun run = advance.index().run(result.taskRunId());
+        Optional<Attempt> attempt = Optional.ofNullable(run).flatMap(TaskRun::currentAttempt);
+        if (run == null || run.state() != State.RUNNING || attempt.isEmpty()
+                || attempt.get().number() != result.attempt() || attempt.get().leaseUntil() == null) {
             step.reject(Rejection.Kind.STALE, "Expected a result for the current attempt of a running task run, but "
                     + result.taskRunId() + " attempt " + result.attempt() + " is not one");
             return;
         }
         // the attempt's lease timer would fire only to be ignored: cancel it before a new one may take its key
-        Timer lease = leaseTimer(step.executionId(), result.taskRunId(), result.attempt(), attempt.get().leaseUntil());
+        Timer lease = Advance.leaseTimer(step.executionId(), result.taskRunId(), result.attempt(), attempt.get().leaseUntil());
         switch (result.state()) {
             case RUNNING -> {
-                Instant until = now.plus(settings.lease());
-                step.emit(new TaskRunLeaseExtended(result.taskRunId(), result.attempt(), until, now));
+                Instant until = advance.now().plus(settings.lease());
+                step.emit(new TaskRunLeaseExtended(result.taskRunId(), result.attempt(), until, advance.now()));
                 step.effect(new Effect.CancelTimer(lease));
-                step.effect(new Effect.ScheduleTimer(leaseTimer(step.executionId(), result.taskRunId(), result.attempt(), until)));
+                step.effect(new Effect.ScheduleTimer(Advance.leaseTimer(step.executionId(), result.taskRunId(),
+                        result.attempt(), until)));
             }
             case SUCCESS, WARNING, FAILED -> {
                 step.effect(new Effect.CancelTimer(lease));
-                step.emit(new TaskRunCompleted(result.taskRunId(), result.state(), result.outputs(), result.error(), now));
-                advance(step, flow, now);
+                advance.end(run, advance.flow().task(run.taskId()).orElse(null), result.state(), result.outputs(),
+                        result.error());
             }
             default -> step.reject(Rejection.Kind.INVALID, "Expected a worker result of RUNNING, SUCCESS, WARNING or "
                     + "FAILED, but got " + result.state());
         }
     }
 
-    private void timer(Step step, Flow flow, Timer timer, Instant now) {
-        Optional<TaskRun> run = step.execution().taskRun(timer.taskRunId());
-        Optional<Attempt> attempt = run.flatMap(TaskRun::currentAttempt)
-                .filter(a -> a.number() == timer.attempt() && a.state() == State.RUNNING);
-        if (run.isEmpty() || attempt.isEmpty() || attempt.get().leaseUntil().isAfter(now)) {
+    /** A lease ran out: the worker is taken for lost, and the attempt is dispatched again, a few times at most. */
+    private void leaseExpired(Timer timer, Advance advance) {
+        Step step = advance.step();
+        TaskRun run = advance.index().run(timer.taskRunId());
+        Optional<Attempt> attempt = Optional.ofNullable(run).flatMap(TaskRun::currentAttempt)
+                .filter(a -> a.number() == timer.attempt() && a.state() == State.RUNNING && a.leaseUntil() != null);
+        if (run == null || attempt.isEmpty() || attempt.get().leaseUntil().isAfter(advance.now())) {
             return; // outlived: a result or a heartbeat came first
         }
         step.emit(new TaskRunAttemptEnded(timer.taskRunId(), timer.attempt(), State.FAILED,
-                "Lease expired: no result or heartbeat from the worker", now));
-        if (timer.attempt() < settings.maxLostAttempts()) {
-            TaskDef task = flow == null ? null : flow.task(run.get().taskId()).orElse(null);
-            if (task != null) {
-                startAttempt(step, run.get().id(), task, timer.attempt() + 1, now);
-                return;
-            }
-        }
-        step.emit(new TaskRunCompleted(timer.taskRunId(), State.FAILED, Map.of(),
-                "Lost " + timer.attempt() + " attempt(s) to workers that stopped answering", now));
-        advance(step, flow, now);
-    }
-
-    /** Starts whatever can run next, or ends the execution when nothing is left. */
-    private void advance(Step step, Flow flow, Instant now) {
-        if (flow == null) {
-            end(step, new ExecutionCompleted(State.FAILED, null, "Expected the flow " + step.execution().namespace()
-                    + "/" + step.execution().flowId() + " revision " + step.execution().flowRevision()
-                    + " to exist, but it was not found", now));
+                "Lease expired: no result or heartbeat from the worker", advance.now()));
+        TaskRun lost = advance.index().run(run.id());
+        TaskDef task = advance.flow().task(run.taskId()).orElse(null);
+        if (lost.lostAttempts() < settings.maxLostAttempts() && task != null) {
+            advance.startAttempt(lost, task);
             return;
         }
-        Execution execution = step.execution();
-        Progress main = Progress.of(flow.tasks(), execution);
-        if (startNextOrWait(step, main, now)) {
+        advance.complete(lost, State.FAILED, Map.of(),
+                "Lost " + lost.lostAttempts() + " attempt(s) to workers that stopped answering");
+    }
+
+    /** A RETRYING run's wait is over: its next attempt starts (a flowable runs its children again). */
+    private void retryDue(Timer timer, Advance advance) {
+        TaskRun run = advance.index().run(timer.taskRunId());
+        TaskDef task = run == null ? null : advance.flow().task(run.taskId()).orElse(null);
+        if (run == null || task == null || run.state() != State.RETRYING
+                || run.currentAttempt().map(a -> a.number() != timer.attempt()).orElse(true)) {
+            return; // outlived: the run was killed or moved on
+        }
+        if (task instanceof Flowable flowable) {
+            advance.restart(run, flowable);
+        } else {
+            advance.startAttempt(run, task);
+        }
+    }
+
+    /** A flowable ran out of time: what runs inside it is killed, and it fails. */
+    private void timedOut(Timer timer, Advance advance) {
+        TaskRun run = advance.index().run(timer.taskRunId());
+        TaskDef task = run == null ? null : advance.flow().task(run.taskId()).orElse(null);
+        if (run == null || task == null || run.state() != State.RUNNING
+                || run.currentAttempt().map(a -> a.number() != timer.attempt()).orElse(true)) {
             return;
         }
-        if (main.failed() && startNextOrWait(step, Progress.of(flow.errors(), execution), now)) {
-            return;
-        }
-        Progress finallyTasks = Progress.of(flow.finallyTasks(), execution);
-        if (startNextOrWait(step, finallyTasks, now)) {
-            return;
-        }
-        complete(step, flow, main, finallyTasks, now);
+        advance.killInside(run, "Killed: '" + run.taskId() + "' timed out");
+        advance.end(advance.index().run(run.id()), task, State.FAILED, Map.of(),
+                "Timeout after " + task.options().timeout());
     }
 
-    /** Starts the branch's next task if it has one; true when the branch is not finished. */
-    private boolean startNextOrWait(Step step, Progress branch, Instant now) {
-        branch.next().ifPresent(task -> startTask(step, task, now));
-        return branch.next().isPresent() || branch.waiting();
-    }
-
-    /** A failure in the main tasks or in {@code finally} fails the execution; {@code errors} cannot rescue it. */
-    private void complete(Step step, Flow flow, Progress main, Progress finallyTasks, Instant now) {
-        if (main.failed() || finallyTasks.failed()) {
-            end(step, new ExecutionCompleted(State.FAILED, null, main.failed() ? main.error() : finallyTasks.error(), now));
-            return;
-        }
-        try {
-            Map<String, Object> outputs = renderOutputs(step, flow);
-            State state = main.warning() || finallyTasks.warning() ? State.WARNING : State.SUCCESS;
-            end(step, new ExecutionCompleted(state, outputs, null, now));
-        } catch (ExpressionException e) {
-            end(step, new ExecutionCompleted(State.FAILED, null, "Flow outputs failed: " + e.getMessage(), now));
-        }
-    }
-
-    private Map<String, Object> renderOutputs(Step step, Flow flow) throws ExpressionException {
-        if (flow.outputs().isEmpty()) {
-            return null;
-        }
-        Map<String, Object> variables = Contexts.variables(step.execution(), step.state(), flow);
-        var outputs = new LinkedHashMap<String, Object>();
-        for (OutputDef output : flow.outputs()) {
-            outputs.put(output.id(), expressions.renderDeep(output.value(), variables));
-        }
-        return outputs;
-    }
-
-    private void startTask(Step step, TaskDef task, Instant now) {
-        String taskRunId = TaskRunIds.of(step.executionId(), task.id(), null, null);
-        step.emit(new TaskRunCreated(taskRunId, task.id(), null, null, now));
-        startAttempt(step, taskRunId, task, 1, now);
-    }
-
-    private void startAttempt(Step step, String taskRunId, TaskDef task, int attempt, Instant now) {
-        Instant until = now.plus(settings.lease());
-        step.emit(new TaskRunAttemptStarted(taskRunId, attempt, until, now));
-        step.effect(new Effect.DispatchTask(step.executionId(), taskRunId, attempt, task));
-        step.effect(new Effect.ScheduleTimer(leaseTimer(step.executionId(), taskRunId, attempt, until)));
-    }
-
-    private static Timer leaseTimer(String executionId, String taskRunId, int attempt, Instant until) {
-        return new Timer(executionId, Timer.Kind.LEASE, taskRunId, attempt, until);
+    /** A stand-in flow for an execution whose flow is gone: nothing to run, only runs to end. */
+    private static Flow emptyFlow(Execution execution) {
+        return new Flow(execution.namespace(), execution.flowId(), execution.flowRevision(), Map.of(), List.of(),
+                List.of(), List.of(), List.of(), List.of(), Map.of(), false, "");
     }
 }

@@ -1,13 +1,13 @@
 package io.millrace.core.decide;
 
 import io.millrace.core.command.Timer;
-import io.millrace.core.flow.TaskDef;
+import io.millrace.core.flow.WorkerTask;
 
 /** What the executor must carry out after a decision's events are stored. */
 public sealed interface Effect {
 
     /** Send one attempt of a task run to the workers of the task's group. */
-    record DispatchTask(String executionId, String taskRunId, int attempt, TaskDef task) implements Effect {
+    record DispatchTask(String executionId, String taskRunId, int attempt, WorkerTask task) implements Effect {
     }
 
     /** Remember a wake-up; it comes back as a TimerFired command when due. */

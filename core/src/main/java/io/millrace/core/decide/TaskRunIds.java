@@ -6,7 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 
 /**
- * Task run ids are derived from what the run is (execution, task, parent run, loop value), so
+ * Task run ids are derived from what the run is (execution, task, parent run, loop value and iteration), so
  * deciding the same thing twice names the same run: the 16 bytes of a name-based (version 3) UUID of
  * that identity, in URL-safe Base64.
  */
@@ -23,8 +23,9 @@ final class TaskRunIds {
     private TaskRunIds() {
     }
 
-    static String of(String executionId, String taskId, String parentTaskRunId, String value) {
-        String identity = executionId + '\u0000' + taskId + '\u0000' + parentTaskRunId + '\u0000' + value;
+    static String of(String executionId, String taskId, String parentTaskRunId, String value, Integer iteration) {
+        String identity = executionId + '\u0000' + taskId + '\u0000' + parentTaskRunId + '\u0000' + value
+                + (iteration == null ? "" : "\u0000" + iteration);
         byte[] bytes = MD5.get().digest(identity.getBytes(StandardCharsets.UTF_8));
         bytes[6] = (byte) ((bytes[6] & 0x0f) | 0x30); // version 3
         bytes[8] = (byte) ((bytes[8] & 0x3f) | 0x80); // IETF variant

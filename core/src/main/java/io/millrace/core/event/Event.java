@@ -7,6 +7,7 @@ import java.time.Instant;
  * order with the appliers rebuilds the execution's state and task outputs.
  */
 public sealed interface Event permits ExecutionCreated, ExecutionStateChanged, ExecutionCompleted, ExecutionPurged,
-        TaskRunCreated, TaskRunAttemptStarted, TaskRunLeaseExtended, TaskRunAttemptEnded, TaskRunCompleted {
+        TaskRunCreated, TaskRunAttemptStarted, TaskRunLeaseExtended, TaskRunAttemptEnded, TaskRunCompleted,
+        TaskRunRetrying, TaskRunReset {
     Instant at();
 }

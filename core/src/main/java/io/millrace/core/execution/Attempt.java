@@ -4,20 +4,28 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * One attempt at running a task run on a worker. {@code leaseUntil} is when the executor gives up on
- * the worker holding it and dispatches a new attempt, unless a heartbeat extends it.
+ * One attempt at a task run. A worker task's attempt holds a lease: {@code leaseUntil} is when the executor gives
+ * up on the worker holding it, unless a heartbeat extends it; a flowable's attempt has none (null).
+ * {@code lost}: the attempt ended because its worker stopped answering, not because the task failed; lost attempts
+ * are counted apart from the task's own failures (which its retry policy counts). {@code error} says why a failed
+ * attempt failed.
  */
-public record Attempt(int number, State state, List<StateHistory> histories, Instant leaseUntil) {
+public record Attempt(int number, State state, List<StateHistory> histories, Instant leaseUntil, String error,
+        boolean lost) {
 
     public Attempt {
         histories = List.copyOf(histories);
     }
 
     public Attempt transition(State next, Instant at) {
-        return new Attempt(number, next, Lists.append(histories, new StateHistory(next, at)), leaseUntil);
+        return new Attempt(number, next, Lists.append(histories, new StateHistory(next, at)), leaseUntil, error, lost);
     }
 
     public Attempt withLeaseUntil(Instant until) {
-        return new Attempt(number, state, histories, until);
+        return new Attempt(number, state, histories, until, error, lost);
+    }
+
+    public Attempt ended(State next, Instant at, String why, boolean wasLost) {
+        return new Attempt(number, next, Lists.append(histories, new StateHistory(next, at)), leaseUntil, why, wasLost);
     }
 }

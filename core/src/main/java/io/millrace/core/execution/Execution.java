@@ -46,10 +46,6 @@ public record Execution(
         return taskRuns.stream().filter(t -> t.id().equals(taskRunId)).findFirst();
     }
 
-    public Optional<TaskRun> taskRunOfTask(String taskId) {
-        return taskRuns.stream().filter(t -> t.taskId().equals(taskId)).findFirst();
-    }
-
     public Execution transition(State next, Instant at) {
         if (state == next) {
             return this;

@@ -1,5 +1,8 @@
 package io.millrace.core.flow;
 
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -7,8 +10,9 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * A parsed, validated flow at one revision. {@code source} is the YAML it was parsed from, kept so
- * the flow can be stored and re-parsed anywhere.
+ * A parsed, validated flow at one revision. {@code source} is the YAML it was parsed from, kept so the flow can be
+ * stored and re-parsed anywhere. Task ids are unique in the whole flow, so a task is found by its id at any depth;
+ * the flow's own {@code tasks}, {@code errors} and {@code finally} form its root, which behaves as a Sequential.
  */
 public record Flow(
         String namespace,
@@ -20,7 +24,10 @@ public record Flow(
         List<TaskDef> errors,
         List<TaskDef> finallyTasks,
         List<OutputDef> outputs,
-        String source) {
+        Map<String, Object> variables,
+        boolean disabled,
+        String source,
+        Index index) {
 
     public Flow {
         labels = Map.copyOf(labels);
@@ -29,6 +36,16 @@ public record Flow(
         errors = List.copyOf(errors);
         finallyTasks = List.copyOf(finallyTasks);
         outputs = List.copyOf(outputs);
+        variables = variables == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(variables));
+        if (index == null) {
+            index = Index.of(Stream.of(tasks, errors, finallyTasks).flatMap(List::stream).toList());
+        }
+    }
+
+    public Flow(String namespace, String id, int revision, Map<String, String> labels, List<InputDef> inputs,
+            List<TaskDef> tasks, List<TaskDef> errors, List<TaskDef> finallyTasks, List<OutputDef> outputs,
+            Map<String, Object> variables, boolean disabled, String source) {
+        this(namespace, id, revision, labels, inputs, tasks, errors, finallyTasks, outputs, variables, disabled, source, null);
     }
 
     public String key() {
@@ -40,7 +57,8 @@ public record Flow(
     }
 
     public Flow withRevision(int newRevision) {
-        return new Flow(namespace, id, newRevision, labels, inputs, tasks, errors, finallyTasks, outputs, source);
+        return new Flow(namespace, id, newRevision, labels, inputs, tasks, errors, finallyTasks, outputs, variables,
+                disabled, source, index);
     }
 
     /** An execution's labels: the flow's, overridden by those given when it was started. */
@@ -50,12 +68,56 @@ public record Flow(
         return merged;
     }
 
-    /** Every task declared anywhere in the flow. */
+    /** Every task declared anywhere in the flow, at any depth, parents before their children. */
     public Stream<TaskDef> allTasks() {
-        return Stream.of(tasks, errors, finallyTasks).flatMap(List::stream);
+        return index.byId.values().stream();
     }
 
+    /** The task with this id, at any depth. */
     public Optional<TaskDef> task(String taskId) {
-        return allTasks().filter(t -> t.id().equals(taskId)).findFirst();
+        return Optional.ofNullable(index.byId.get(taskId));
+    }
+
+    /** The flowable a task is declared in, or empty for the flow's own tasks. */
+    public Optional<Flowable> parentOf(String taskId) {
+        return Optional.ofNullable(index.parents.get(taskId));
+    }
+
+    /** Tasks by id and the flowable each one is declared in, built once per flow revision. */
+    public static final class Index {
+        private final Map<String, TaskDef> byId;
+        private final Map<String, Flowable> parents;
+
+        private Index(Map<String, TaskDef> byId, Map<String, Flowable> parents) {
+            this.byId = Collections.unmodifiableMap(byId);
+            this.parents = Collections.unmodifiableMap(parents);
+        }
+
+        static Index of(List<TaskDef> top) {
+            var byId = new LinkedHashMap<String, TaskDef>();
+            var parents = new HashMap<String, Flowable>();
+            var queue = new ArrayDeque<TaskDef>(top);
+            while (!queue.isEmpty()) {
+                TaskDef task = queue.poll();
+                byId.putIfAbsent(task.id(), task);
+                if (task instanceof Flowable flowable) {
+                    for (TaskDef child : flowable.children()) {
+                        parents.put(child.id(), flowable);
+                        queue.add(child);
+                    }
+                }
+            }
+            return new Index(byId, parents);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Index;
+        }
+
+        @Override
+        public int hashCode() {
+            return 0;
+        }
     }
 }

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -20,11 +18,15 @@ import java.util.regex.Pattern;
  * path where it is ({@code tasks[1].type}), not only the first one.
  */
 public final class FlowParser {
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-    private static final Pattern ID = Pattern.compile("^[a-zA-Z0-9][a-zA-Z0-9._-]*$");
+    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final Pattern ID = TaskTreeParser.ID;
     private static final Pattern NAMESPACE = Pattern.compile("^[a-z0-9][a-z0-9._-]*$");
-    private static final Set<String> ROOT_PROPERTIES =
-            Set.of("id", "namespace", "description", "labels", "inputs", "tasks", "errors", "finally", "outputs");
+    private static final Set<String> ROOT_PROPERTIES = Set.of("id", "namespace", "description", "labels", "inputs",
+            "variables", "tasks", "errors", "finally", "outputs", "pluginDefaults", "taskDefaults", "disabled");
+    private static final Map<String, String> NOT_YET = Map.of(
+            "triggers", "triggers are not supported yet",
+            "retry", "flow-level retries are not supported yet",
+            "concurrency", "flow concurrency limits are not supported yet");
 
     /** Parses a flow; the revision is 0 until the flow is stored. */
     public Flow parse(String yaml) throws FlowValidationException {
@@ -34,7 +36,9 @@ public final class FlowParser {
             throw new FlowValidationException(List.of("Expected the flow to be a YAML mapping, but found " + kind(root)));
         }
         root.fieldNames().forEachRemaining(name -> {
-            if (!ROOT_PROPERTIES.contains(name)) {
+            if (NOT_YET.containsKey(name)) {
+                problems.add("Unsupported property '" + name + "' at the root of the flow: " + NOT_YET.get(name));
+            } else if (!ROOT_PROPERTIES.contains(name)) {
                 problems.add("Unknown or unsupported property '" + name + "' at the root of the flow");
             }
         });
@@ -46,17 +50,20 @@ public final class FlowParser {
         if (namespace != null && !NAMESPACE.matcher(namespace).matches()) {
             problems.add("Expected 'namespace' to match " + NAMESPACE.pattern() + ", but was '" + namespace + "'");
         }
-        var taskIds = new HashSet<String>();
-        List<TaskDef> tasks = tasks(root, "tasks", true, taskIds, problems);
-        List<TaskDef> errors = tasks(root, "errors", false, taskIds, problems);
-        List<TaskDef> finallyTasks = tasks(root, "finally", false, taskIds, problems);
+        JsonNode defaultsNode = root.has("pluginDefaults") ? root.get("pluginDefaults") : root.get("taskDefaults");
+        var tree = new TaskTreeParser(problems, PluginDefaults.parse(defaultsNode, problems));
+        List<TaskDef> tasks = tree.tasks(root.get("tasks"), "tasks", "tasks", true, 0);
+        List<TaskDef> errors = tree.tasks(root.get("errors"), "errors", "errors", false, 0);
+        List<TaskDef> finallyTasks = tree.tasks(root.get("finally"), "finally", "finally", false, 0);
         List<InputDef> inputs = inputs(root.path("inputs"), problems);
         List<OutputDef> outputs = outputs(root.path("outputs"), problems);
         Map<String, String> labels = labels(root.path("labels"), problems);
+        Map<String, Object> variables = variables(root.path("variables"), problems);
+        boolean disabled = root.path("disabled").asBoolean(false);
         if (!problems.isEmpty()) {
             throw new FlowValidationException(problems);
         }
-        return new Flow(namespace, id, 0, labels, inputs, tasks, errors, finallyTasks, outputs, yaml);
+        return new Flow(namespace, id, 0, labels, inputs, tasks, errors, finallyTasks, outputs, variables, disabled, yaml);
     }
 
     private static JsonNode readTree(String yaml) throws FlowValidationException {
@@ -72,102 +79,16 @@ public final class FlowParser {
         }
     }
 
-    private static List<TaskDef> tasks(JsonNode root, String field, boolean required, Set<String> ids, List<String> problems) {
-        JsonNode node = root.path(field);
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> variables(JsonNode node, List<String> problems) {
         if (node.isMissingNode() || node.isNull()) {
-            if (required) {
-                problems.add("Expected '" + field + "' to list at least one task, but it is missing");
-            }
-            return List.of();
+            return Map.of();
         }
-        if (!node.isArray() || (required && node.isEmpty())) {
-            problems.add("Expected '" + field + "' to be a non-empty list of tasks, but found " + kind(node));
-            return List.of();
-        }
-        var result = new ArrayList<TaskDef>();
-        for (int i = 0; i < node.size(); i++) {
-            TaskDef task = task(node.get(i), field + "[" + i + "]", ids, problems);
-            if (task != null) {
-                result.add(task);
-            }
-        }
-        return result;
-    }
-
-    private static TaskDef task(JsonNode node, String path, Set<String> ids, List<String> problems) {
         if (!node.isObject()) {
-            problems.add("Expected " + path + " to be a task mapping, but found " + kind(node));
-            return null;
+            problems.add("Expected 'variables' to be a mapping, but found " + kind(node));
+            return Map.of();
         }
-        int before = problems.size();
-        String id = requiredText(node, "id", path + ".", problems);
-        String where = id == null ? path : path + " (task '" + id + "')";
-        if (id != null && !ID.matcher(id).matches()) {
-            problems.add("Expected the id of " + path + " to match " + ID.pattern() + ", but was '" + id + "'");
-        }
-        if (id != null && !ids.add(id)) {
-            problems.add("Expected task ids to be unique, but '" + id + "' at " + path + " is used twice");
-        }
-        String type = requiredText(node, "type", path + ".", problems);
-        String canonical = type == null ? null : TaskTypes.canonical(type).orElse(null);
-        if (type != null && canonical == null) {
-            problems.add("Unknown task type '" + type + "' at " + where + ".type; supported: "
-                    + String.join(", ", new java.util.TreeSet<>(TaskTypes.RUNNABLE)) + " (aliases: "
-                    + String.join(", ", new java.util.TreeSet<>(TaskTypes.aliases())) + ")");
-        }
-        var properties = new LinkedHashMap<String, Object>();
-        if (canonical != null) {
-            TaskTypes.TypeSpec spec = TaskTypes.spec(canonical);
-            node.fieldNames().forEachRemaining(name -> {
-                if (TaskTypes.COMMON_PROPERTIES.contains(name)) {
-                    return;
-                }
-                if (spec.accepts(name)) {
-                    properties.put(name, YAML.convertValue(node.get(name), Object.class));
-                } else {
-                    problems.add("Unknown or unsupported property '" + name + "' at " + where);
-                }
-            });
-            spec.required().stream()
-                    .filter(p -> !node.hasNonNull(p))
-                    .forEach(p -> problems.add("Missing required property '" + p + "' at " + where));
-            timeout(node.path(TaskTypes.TIMEOUT), where, problems);
-        }
-        String workerGroup = workerGroup(node.path("workerGroup"), where, problems);
-        if (problems.size() > before) {
-            return null;
-        }
-        return new TaskDef(id, canonical, workerGroup, node.path("disabled").asBoolean(false), properties);
-    }
-
-    private static void timeout(JsonNode node, String where, List<String> problems) {
-        if (node.isMissingNode()) {
-            return;
-        }
-        if (node.isTextual()) {
-            try {
-                Duration timeout = Duration.parse(node.asText());
-                if (!timeout.isNegative() && !timeout.isZero()) {
-                    return;
-                }
-            } catch (DateTimeParseException e) {
-                // reported below
-            }
-        }
-        problems.add("Expected timeout at " + where + " to be a positive ISO-8601 duration such as PT5M, but found " + node);
-    }
-
-    private static String workerGroup(JsonNode node, String where, List<String> problems) {
-        if (node.isMissingNode() || node.isNull()) {
-            return TaskDef.DEFAULT_WORKER_GROUP;
-        }
-        String key = node.isObject() ? node.path("key").asText(null) : node.isTextual() ? node.asText() : null;
-        if (key == null || !ID.matcher(key).matches()) {
-            problems.add("Expected workerGroup at " + where + " to be {key: <name>} with a name matching "
-                    + ID.pattern() + ", but found " + node);
-            return null;
-        }
-        return key;
+        return YAML.convertValue(node, Map.class);
     }
 
     private static List<InputDef> inputs(JsonNode node, List<String> problems) {

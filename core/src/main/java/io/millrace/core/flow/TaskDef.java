@@ -1,16 +1,27 @@
 package io.millrace.core.flow;
 
-import java.util.Map;
+import java.util.List;
 
 /**
- * One task as declared in a flow. {@code type} is canonical (a Kestra type name);
- * {@code properties} are the task's own fields, unrendered.
+ * One task as declared in a flow: either a {@link WorkerTask}, run by a worker, or a {@link Flowable}, resolved by
+ * the executor. {@code type} is canonical (a Kestra type name); {@code options} are what every task may carry.
  */
-public record TaskDef(String id, String type, String workerGroup, boolean disabled, Map<String, Object> properties) {
+public sealed interface TaskDef permits WorkerTask, Flowable {
 
-    public static final String DEFAULT_WORKER_GROUP = "default";
+    String DEFAULT_WORKER_GROUP = "default";
 
-    public TaskDef {
-        properties = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(properties));
+    String id();
+
+    String type();
+
+    TaskOptions options();
+
+    default boolean disabled() {
+        return options().disabled();
+    }
+
+    /** The tasks directly inside this one (every branch, errors and finally included); none for a worker task. */
+    default List<TaskDef> children() {
+        return List.of();
     }
 }

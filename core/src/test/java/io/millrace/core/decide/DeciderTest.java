@@ -25,6 +25,7 @@ import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
 import io.millrace.core.flow.TaskTypes;
+import io.millrace.core.flow.WorkerTask;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -163,7 +164,7 @@ class DeciderTest {
 
             var runId = driver.runId("t1");
             assertThat(decision.effects()).containsExactly(
-                    new Effect.DispatchTask(EXECUTION_ID, runId, 1, driver.flow().task("t1").orElseThrow()),
+                    new Effect.DispatchTask(EXECUTION_ID, runId, 1, (WorkerTask) driver.flow().task("t1").orElseThrow()),
                     new Effect.ScheduleTimer(new Timer(EXECUTION_ID, Timer.Kind.LEASE, runId, 1, T0.plus(LEASE))),
                     new Effect.EmitSnapshot(EXECUTION_ID));
 
@@ -745,7 +746,7 @@ class DeciderTest {
             assertThat(ended.reason()).contains("Lease expired");
             assertThat(only(decision, TaskRunAttemptStarted.class).attempt()).isEqualTo(2);
             assertThat(decision.effects()).contains(
-                    new Effect.DispatchTask(EXECUTION_ID, driver.runId("t1"), 2, driver.flow().task("t1").orElseThrow()),
+                    new Effect.DispatchTask(EXECUTION_ID, driver.runId("t1"), 2, (WorkerTask) driver.flow().task("t1").orElseThrow()),
                     new Effect.ScheduleTimer(new Timer(EXECUTION_ID, Timer.Kind.LEASE, driver.runId("t1"), 2,
                             driver.now().plus(LEASE))));
             assertThat(driver.run("t1").state()).isEqualTo(State.RUNNING);

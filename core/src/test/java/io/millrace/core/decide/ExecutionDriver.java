@@ -159,12 +159,40 @@ final class ExecutionDriver {
     }
 
     String runId(String taskId) {
-        return TaskRunIds.of(EXECUTION_ID, taskId, null, null);
+        return TaskRunIds.of(EXECUTION_ID, taskId, null, null, null);
     }
 
     TaskRun run(String taskId) {
-        return execution().taskRunOfTask(taskId)
-                .orElseThrow(() -> new AssertionError("no task run for task '" + taskId + "'"));
+        return execution().taskRun(runId(taskId))
+                .orElseThrow(() -> new AssertionError("no top-level task run for task '" + taskId + "'"));
+    }
+
+    /** Every run of a task, at any depth, oldest first. */
+    List<TaskRun> runs(String taskId) {
+        return execution().taskRuns().stream().filter(r -> r.taskId().equals(taskId)).toList();
+    }
+
+    /** The only run of a task, at any depth. */
+    TaskRun runOf(String taskId) {
+        List<TaskRun> runs = runs(taskId);
+        if (runs.size() != 1) {
+            throw new AssertionError("expected one run of '" + taskId + "', but found " + runs.size());
+        }
+        return runs.getFirst();
+    }
+
+    /** Ends the current attempt of a run, at any depth, as a worker would report it. */
+    Decision end(TaskRun run, State resultState) {
+        int attempt = run.currentAttempt().map(Attempt::number).orElseThrow();
+        return decide(new TaskResult(EXECUTION_ID, run.id(), attempt, resultState, Map.of(),
+                resultState == State.FAILED ? "boom" : null, "worker-1", now));
+    }
+
+    /** Fires the timer of a kind for the current attempt of a run, as the executor would once it is due. */
+    Decision fire(Timer.Kind kind, TaskRun run) {
+        TaskRun current = execution().taskRun(run.id()).orElseThrow();
+        int attempt = current.currentAttempt().map(Attempt::number).orElseThrow();
+        return decide(new TimerFired(new Timer(EXECUTION_ID, kind, run.id(), attempt, now), now));
     }
 
     int currentAttempt(String taskId) {
@@ -179,6 +207,13 @@ final class ExecutionDriver {
 
     static List<Class<?>> eventTypes(Decision decision) {
         return decision.events().stream().<Class<?>>map(Object::getClass).toList();
+    }
+
+    static List<String> dispatchedTaskRunIds(Decision decision) {
+        return decision.effects().stream()
+                .filter(Effect.DispatchTask.class::isInstance)
+                .map(e -> ((Effect.DispatchTask) e).taskRunId())
+                .toList();
     }
 
     static List<String> dispatchedTaskIds(Decision decision) {

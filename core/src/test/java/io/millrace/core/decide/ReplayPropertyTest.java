@@ -25,6 +25,8 @@ import io.millrace.core.flow.InputDef;
 import io.millrace.core.flow.InputType;
 import io.millrace.core.flow.OutputDef;
 import io.millrace.core.flow.TaskDef;
+import io.millrace.core.flow.TaskOptions;
+import io.millrace.core.flow.WorkerTask;
 import io.millrace.core.flow.TaskTypes;
 import java.time.Duration;
 import java.time.Instant;
@@ -173,11 +175,11 @@ class ReplayPropertyTest {
                 inputs.add(new InputDef("count", InputType.INT, random.nextBoolean(), random.nextBoolean() ? 1 : null, null));
             }
             return new Flow("io.millrace.tests", "random", 1, Map.of("origin", "property"), inputs, tasks, errors,
-                    finallyTasks, outputs, "# generated");
+                    finallyTasks, outputs, Map.of(), false, "# generated");
         }
 
         private TaskDef task(String id, double disabledChance) {
-            return new TaskDef(id, TaskTypes.LOG, TaskDef.DEFAULT_WORKER_GROUP, random.nextDouble() < disabledChance,
+            return new WorkerTask(id, TaskTypes.LOG, TaskOptions.DEFAULTS.withDisabled(random.nextDouble() < disabledChance),
                     Map.of("message", id));
         }
 

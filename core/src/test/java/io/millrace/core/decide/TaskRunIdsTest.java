@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -26,7 +27,7 @@ class TaskRunIdsTest {
                 .putLong(uuid.getMostSignificantBits()).putLong(uuid.getLeastSignificantBits()).array();
 
         // when
-        String id = TaskRunIds.of(executionId, taskId, parent, value);
+        String id = TaskRunIds.of(executionId, taskId, parent, value, null);
 
         // then
         assertThat(id).isEqualTo(Base64.getUrlEncoder().withoutPadding().encodeToString(expected));
@@ -35,6 +36,11 @@ class TaskRunIdsTest {
     @ParameterizedTest
     @CsvSource({"t1, t2", "t1, T1"})
     void shouldNameDifferentRunsDifferently(String oneTask, String otherTask) {
-        assertThat(TaskRunIds.of("e1", oneTask, null, null)).isNotEqualTo(TaskRunIds.of("e1", otherTask, null, null));
+        assertThat(TaskRunIds.of("e1", oneTask, null, null, null)).isNotEqualTo(TaskRunIds.of("e1", otherTask, null, null, null));
+    }
+
+    @Test
+    void shouldNameTwoIterationsOverEqualValuesApart() {
+        assertThat(TaskRunIds.of("e1", "t", "p", "a", 0)).isNotEqualTo(TaskRunIds.of("e1", "t", "p", "a", 1));
     }
 }

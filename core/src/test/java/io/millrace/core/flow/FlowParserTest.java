@@ -90,17 +90,17 @@ class FlowParserTest {
             assertThat(flow.tasks()).extracting(TaskDef::type)
                     .containsExactly(TaskTypes.LOG, TaskTypes.RETURN, TaskTypes.SLEEP);
             assertThat(flow.tasks()).extracting(TaskDef::disabled).containsExactly(false, false, true);
-            assertThat(flow.tasks()).extracting(TaskDef::workerGroup)
+            assertThat(flow.tasks()).extracting(t -> t.options().workerGroup())
                     .containsExactly(TaskDef.DEFAULT_WORKER_GROUP, "gpu", TaskDef.DEFAULT_WORKER_GROUP);
-            assertThat(flow.tasks().getFirst().properties())
+            assertThat(((WorkerTask) flow.tasks().getFirst()).properties())
                     .containsExactly(Map.entry("message", "hello {{ inputs.name }}"), Map.entry("level", "INFO"));
-            assertThat(flow.tasks().get(1).properties()).as("common properties are not task properties")
+            assertThat(((WorkerTask) flow.tasks().get(1)).properties()).as("common properties are not task properties")
                     .containsOnlyKeys("format");
 
             assertThat(flow.errors()).singleElement().satisfies(t -> {
                 assertThat(t.id()).isEqualTo("on-error");
                 assertThat(t.type()).isEqualTo(TaskTypes.OUTPUT_VALUES);
-                assertThat(t.properties()).containsEntry("values", Map.of("reason", "failed"));
+                assertThat(((WorkerTask) t).properties()).containsEntry("values", Map.of("reason", "failed"));
             });
             assertThat(flow.finallyTasks()).singleElement().satisfies(t -> {
                 assertThat(t.id()).isEqualTo("cleanup");
@@ -197,7 +197,7 @@ class FlowParserTest {
                     """;
 
             // when / then
-            assertThat(parser.parse(yaml).tasks().getFirst().workerGroup()).isEqualTo("edge");
+            assertThat(parser.parse(yaml).tasks().getFirst().options().workerGroup()).isEqualTo("edge");
         }
 
         @Test
@@ -217,7 +217,7 @@ class FlowParserTest {
                     """;
 
             // when
-            Map<String, Object> properties = parser.parse(yaml).tasks().getFirst().properties();
+            Map<String, Object> properties = ((WorkerTask) parser.parse(yaml).tasks().getFirst()).properties();
 
             // then
             assertThat(properties.get("values")).isEqualTo(Map.of(
@@ -238,8 +238,9 @@ class FlowParserTest {
             // when
             List<TaskDef> tasks = parser.parse(yaml).tasks();
 
-            // then: kept among the properties, for the worker
-            assertThat(tasks).extracting(t -> t.properties().get("timeout")).containsExactly("PT0.0001S", "PT5M");
+            // then
+            assertThat(tasks).extracting(t -> t.options().timeout())
+                    .containsExactly(java.time.Duration.ofNanos(100_000), java.time.Duration.ofMinutes(5));
         }
     }
 
@@ -392,14 +393,14 @@ class FlowParserTest {
                     tasks:
                       - {id: a, type: log, message: m}
                     errors:
-                      - {id: b, type: return, format: f, retry: 3}
+                      - {id: b, type: return, format: f, retries: 3}
                     """;
 
             // when
             List<String> problems = problemsOf(yaml);
 
             // then
-            assertThat(problems).containsExactly("Unknown or unsupported property 'retry' at errors[0] (task 'b')");
+            assertThat(problems).containsExactly("Unknown or unsupported property 'retries' at errors[0] (task 'b')");
         }
 
         @Test
@@ -431,13 +432,15 @@ class FlowParserTest {
                     id: unknown-root
                     namespace: io.millrace.tests
                     triggers: []
+                    sla: []
                     tasks:
                       - {id: a, type: log, message: m}
                     """;
 
             // when / then
-            assertThat(problemsOf(yaml))
-                    .containsExactly("Unknown or unsupported property 'triggers' at the root of the flow");
+            assertThat(problemsOf(yaml)).containsExactly(
+                    "Unsupported property 'triggers' at the root of the flow: triggers are not supported yet",
+                    "Unknown or unsupported property 'sla' at the root of the flow");
         }
 
         @ParameterizedTest

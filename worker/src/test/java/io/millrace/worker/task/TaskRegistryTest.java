@@ -19,8 +19,11 @@ class TaskRegistryTest {
     }
 
     @Test
-    void shouldResolveEveryAliasToItsCanonicalImplementation() {
-        for (String alias : TaskTypes.aliases()) {
+    void shouldResolveEveryAliasOfAWorkerTypeToItsCanonicalImplementation() {
+        var workerAliases = TaskTypes.aliases().stream()
+                .filter(alias -> TaskTypes.RUNNABLE.contains(TaskTypes.canonical(alias).orElseThrow())).toList();
+        assertThat(workerAliases).contains("log", "return");
+        for (String alias : workerAliases) {
             // when
             var byAlias = registry.find(alias);
 

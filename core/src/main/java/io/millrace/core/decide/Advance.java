@@ -1,0 +1,442 @@
+package io.millrace.core.decide;
+
+import io.millrace.core.command.Timer;
+import io.millrace.core.event.ExecutionCompleted;
+import io.millrace.core.event.TaskRunAttemptStarted;
+import io.millrace.core.event.TaskRunCompleted;
+import io.millrace.core.event.TaskRunCreated;
+import io.millrace.core.event.TaskRunReset;
+import io.millrace.core.event.TaskRunRetrying;
+import io.millrace.core.execution.Attempt;
+import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.TaskRun;
+import io.millrace.core.expression.ExpressionException;
+import io.millrace.core.expression.Expressions;
+import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.Flowable;
+import io.millrace.core.flow.OutputDef;
+import io.millrace.core.flow.RetryPolicy;
+import io.millrace.core.flow.Sequential;
+import io.millrace.core.flow.TaskDef;
+import io.millrace.core.flow.TaskOptions;
+import io.millrace.core.flow.WorkerTask;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One decision's walk through the task tree. Starting and ending runs marks the flowable they run in as touched;
+ * {@link #run()} then lets each touched flowable (the flow's root included) pick the children that start next, or
+ * end by what its children did, which touches its own parent: one propagation step per level, up to the execution.
+ */
+final class Advance {
+    private final Step step;
+    private final Flow flow;
+    private final Instant now;
+    private final DeciderSettings settings;
+    private final Expressions expressions;
+    private final Behaviours behaviours;
+    private final Sequential root;
+    /** Flowable run ids (and {@link RunIndex#ROOT}) to look at again, in the order they were touched. */
+    private final LinkedHashSet<String> touched = new LinkedHashSet<>();
+    private RunIndex index;
+    private Execution indexed;
+
+    Advance(Step step, Flow flow, Instant now, DeciderSettings settings, Expressions expressions, Behaviours behaviours) {
+        this.step = step;
+        this.flow = flow;
+        this.now = now;
+        this.settings = settings;
+        this.expressions = expressions;
+        this.behaviours = behaviours;
+        this.root = new Sequential("", TaskOptions.DEFAULTS, flow.tasks(), flow.errors(), flow.finallyTasks());
+    }
+
+    Step step() {
+        return step;
+    }
+
+    Flow flow() {
+        return flow;
+    }
+
+    Instant now() {
+        return now;
+    }
+
+    /** The index of the execution as it stands now, built again only after an event changed it. */
+    RunIndex index() {
+        Execution execution = step.execution();
+        if (execution != indexed) {
+            index = new RunIndex(execution);
+            indexed = execution;
+        }
+        return index;
+    }
+
+    void touch(String flowableRunId) {
+        touched.add(flowableRunId == null ? RunIndex.ROOT : flowableRunId);
+    }
+
+    /** Looks at every touched flowable until none is left; ends the execution when its root is done. */
+    void run() {
+        while (!touched.isEmpty() && !step.execution().state().isTerminal()) {
+            String next = touched.getFirst();
+            touched.remove(next);
+            if (next.equals(RunIndex.ROOT)) {
+                progressRoot();
+            } else {
+                progress(next);
+            }
+        }
+    }
+
+    private void progressRoot() {
+        Walk walk = walk(root, null, new RunScope(null, null));
+        if (walk instanceof Walk.Done done) {
+            endExecution(done);
+        }
+    }
+
+    private void progress(String runId) {
+        TaskRun run = index().run(runId);
+        if (run == null || run.state() != State.RUNNING) {
+            return;
+        }
+        TaskDef task = flow.task(run.taskId()).orElse(null);
+        if (!(task instanceof Flowable flowable)) {
+            end(run, task, State.FAILED, Map.of(), "Expected '" + run.taskId() + "' to be a flowable of the flow, but it is not");
+            return;
+        }
+        var scope = new RunScope(run, flowable);
+        if (walk(flowable, run.id(), scope) instanceof Walk.Done done) {
+            Map<String, Object> outputs = Map.of();
+            State state = behaviours.of(flowable).outcome(flowable, done.state());
+            String error = done.error();
+            try {
+                outputs = behaviours.of(flowable).outputs(flowable, scope);
+            } catch (Scope.Failure e) {
+                state = State.FAILED;
+                error = e.getMessage();
+            }
+            if (flowable.options().timeout() != null) {
+                step.effect(new Effect.CancelTimer(timeoutTimer(run, flowable)));
+            }
+            end(run, flowable, state, outputs, state.isFailure() ? error : null);
+        }
+    }
+
+    /** Where a flowable stands: it started children, waits for running ones, or is done. */
+    sealed interface Walk {
+        record Busy() implements Walk {
+        }
+
+        record Done(State state, String error) implements Walk {
+        }
+    }
+
+    private static final Walk BUSY = new Walk.Busy();
+
+    /** The main branch by the flowable's plan, then errors when it failed, then finally; starts what may start. */
+    private Walk walk(Flowable flowable, String parentId, Scope scope) {
+        List<TaskRun> children = index().children(parentId);
+        Set<String> mainIds = ids(flowable.mainTasks());
+        TaskRun failedMain = null;
+        boolean mainRunning = false;
+        for (TaskRun child : children) {
+            if (mainIds.contains(child.taskId())) {
+                if (child.state().isFailure() && failedMain == null) {
+                    failedMain = child;
+                } else if (!child.state().isTerminal() && child.state() != State.CREATED) {
+                    mainRunning = true;
+                }
+            }
+        }
+        if (failedMain == null) {
+            Plan plan;
+            try {
+                plan = behaviours.of(flowable).plan(flowable, scope);
+            } catch (Scope.Failure e) {
+                return mainRunning ? BUSY : new Walk.Done(State.FAILED, e.getMessage());
+            }
+            if (!walkPlan(plan, parentId)) {
+                return BUSY;
+            }
+        } else if (mainRunning) {
+            return BUSY;
+        } else if (!flowable.errors().isEmpty() && !walkPlan(Plan.sequence(flowable.errors()), parentId)) {
+            return BUSY;
+        }
+        if (!walkPlan(Plan.sequence(flowable.finallyTasks()), parentId)) {
+            return BUSY;
+        }
+        return outcome(flowable, children(parentId), failedMain);
+    }
+
+    /** Starts what the plan allows; true once every lane is done (or one failed and none still runs). */
+    private boolean walkPlan(Plan plan, String parentId) {
+        int inProgress = 0;
+        boolean done = true;
+        var continuing = new ArrayList<Plan.Child>();
+        var fresh = new ArrayList<Plan.Child>();
+        for (Plan.Lane lane : plan.lanes()) {
+            boolean started = false;
+            Plan.Child next = null;
+            boolean active = false;
+            boolean failed = false;
+            for (Plan.Child child : lane.children()) {
+                TaskRun run = index().find(parentId, child.task().id(), child.iteration());
+                if (run == null || run.state() == State.CREATED) {
+                    next = child;
+                    break;
+                }
+                started = true;
+                if (!run.state().isTerminal()) {
+                    active = true;
+                    break;
+                }
+                if (run.state().isFailure()) {
+                    failed = true;
+                    break;
+                }
+            }
+            if (failed) {
+                continue; // a failed lane is done; the flowable sees the failure in its outcome
+            }
+            if (active || next != null) {
+                done = false;
+                if (active || started) {
+                    inProgress++;
+                }
+                if (!active) {
+                    (started ? continuing : fresh).add(next);
+                }
+            }
+        }
+        if (done) {
+            return true;
+        }
+        int limit = plan.concurrency() == 0 ? Integer.MAX_VALUE : plan.concurrency();
+        var starts = new ArrayList<>(continuing);
+        fresh.stream().limit(Math.max(0, limit - inProgress)).forEach(starts::add); // continuing lanes hold a slot already
+        for (Plan.Child child : starts) {
+            start(child, parentId);
+        }
+        return false;
+    }
+
+    private Walk.Done outcome(Flowable flowable, List<TaskRun> children, TaskRun failedMain) {
+        if (failedMain != null) {
+            return new Walk.Done(State.FAILED, describe(failedMain));
+        }
+        Set<String> finallyIds = ids(flowable.finallyTasks());
+        boolean warning = false;
+        for (TaskRun child : children) {
+            if (finallyIds.contains(child.taskId()) && child.state().isFailure()) {
+                return new Walk.Done(State.FAILED, describe(child));
+            }
+            warning |= child.state() == State.WARNING;
+        }
+        return new Walk.Done(warning ? State.WARNING : State.SUCCESS, null);
+    }
+
+    private List<TaskRun> children(String parentId) {
+        return index().children(parentId);
+    }
+
+    private static Set<String> ids(List<TaskDef> tasks) {
+        var ids = new HashSet<String>(tasks.size() * 2);
+        tasks.forEach(t -> ids.add(t.id()));
+        return ids;
+    }
+
+    static String describe(TaskRun run) {
+        return "Task '" + run.taskId() + "' ended " + run.state() + (run.error() == null ? "" : ": " + run.error());
+    }
+
+    /** Creates the child's run (or takes the one a retried parent reset), then starts it unless its runIf says no. */
+    private void start(Plan.Child child, String parentId) {
+        TaskDef task = child.task();
+        String id = TaskRunIds.of(step.executionId(), task.id(), parentId, child.value(), child.iteration());
+        if (index().run(id) == null) {
+            step.emit(new TaskRunCreated(id, task.id(), parentId, child.value(), child.iteration(), now));
+        }
+        TaskRun run = index().run(id);
+        if (task.options().runIf() != null) {
+            try {
+                String rendered = expressions.render(task.options().runIf(), variables(run, task));
+                if (!Behaviours.isTrue(rendered)) {
+                    complete(run, State.SKIPPED, Map.of(), null);
+                    return;
+                }
+            } catch (ExpressionException e) {
+                complete(run, State.FAILED, Map.of(), "runIf: " + e.getMessage());
+                return;
+            }
+        }
+        startAttempt(run, task);
+    }
+
+    /** A new attempt: a worker task is dispatched with a lease; a flowable starts picking its children. */
+    void startAttempt(TaskRun run, TaskDef task) {
+        int attempt = run.attempts().size() + 1;
+        if (task instanceof WorkerTask workerTask) {
+            Instant until = now.plus(settings.lease());
+            step.emit(new TaskRunAttemptStarted(run.id(), attempt, until, now));
+            step.effect(new Effect.DispatchTask(step.executionId(), run.id(), attempt, workerTask));
+            step.effect(new Effect.ScheduleTimer(leaseTimer(step.executionId(), run.id(), attempt, until)));
+        } else {
+            step.emit(new TaskRunAttemptStarted(run.id(), attempt, null, now));
+            TaskRun started = index().run(run.id());
+            if (task.options().timeout() != null) {
+                step.effect(new Effect.ScheduleTimer(timeoutTimer(started, task)));
+            }
+            touch(run.id());
+        }
+    }
+
+    /**
+     * Ends an attempt as it ended: a failure the task's retry policy allows to try again makes the run RETRYING until
+     * a timer; otherwise the run ends, its state shaped by {@code warningOnRetry}, {@code allowFailure} and
+     * {@code allowWarning}.
+     */
+    void end(TaskRun run, TaskDef task, State state, Map<String, Object> outputs, String error) {
+        TaskOptions options = task == null ? TaskOptions.DEFAULTS : task.options();
+        RetryPolicy retry = options.retry();
+        Attempt current = run.currentAttempt().orElse(null);
+        if (state == State.FAILED && retry != null && current != null) {
+            Instant firstStart = run.attempts().getFirst().histories().getFirst().date();
+            Instant at = retry.nextAttemptAt(run.ownAttempts(), firstStart, now, run.id().hashCode());
+            if (at != null) {
+                step.emit(new TaskRunRetrying(run.id(), current.number(), error, at, now));
+                step.effect(new Effect.ScheduleTimer(new Timer(step.executionId(), Timer.Kind.RETRY, run.id(),
+                        current.number(), at)));
+                return;
+            }
+        }
+        State ended = state;
+        if (ended == State.SUCCESS && retry != null && retry.warningOnRetry() && run.ownAttempts() > 1) {
+            ended = State.WARNING;
+        }
+        if (ended == State.FAILED && options.allowFailure()) {
+            ended = State.WARNING;
+        }
+        if (ended == State.WARNING && options.allowWarning()) {
+            ended = State.SUCCESS;
+        }
+        complete(run, ended, outputs, error);
+    }
+
+    /** The run ends for good; its parent looks again at what to do. */
+    void complete(TaskRun run, State state, Map<String, Object> outputs, String error) {
+        step.emit(new TaskRunCompleted(run.id(), state, outputs, error, now));
+        touch(run.parentTaskRunId());
+    }
+
+    /** A retried flowable: every run inside it starts again, as it decides. */
+    void restart(TaskRun run, Flowable flowable) {
+        for (TaskRun descendant : index().descendants(run.id())) {
+            step.emit(new TaskRunReset(descendant.id(), now));
+        }
+        startAttempt(index().run(run.id()), flowable);
+    }
+
+    /** Ends every open run of the execution, e.g. when it is killed; their lease timers would only be ignored. */
+    void endOpenRuns(State state, String error) {
+        for (TaskRun run : step.execution().taskRuns()) {
+            if (!run.state().isTerminal()) {
+                step.emit(new TaskRunCompleted(run.id(), state, Map.of(), error, now));
+            }
+        }
+    }
+
+    /** Ends the runs inside a flowable that are still open, KILLED, without looking at their parents again. */
+    void killInside(TaskRun run, String reason) {
+        for (TaskRun descendant : index().descendants(run.id())) {
+            if (!descendant.state().isTerminal()) {
+                descendant.currentAttempt().filter(a -> a.leaseUntil() != null && !a.state().isTerminal()).ifPresent(a ->
+                        step.effect(new Effect.CancelTimer(leaseTimer(step.executionId(), descendant.id(), a.number(), a.leaseUntil()))));
+                step.emit(new TaskRunCompleted(descendant.id(), State.KILLED, Map.of(), reason, now));
+            }
+        }
+    }
+
+    private void endExecution(Walk.Done done) {
+        if (done.state() == State.FAILED) {
+            endExecution(new ExecutionCompleted(State.FAILED, null, done.error(), now));
+            return;
+        }
+        try {
+            endExecution(new ExecutionCompleted(done.state(), renderOutputs(), null, now));
+        } catch (ExpressionException e) {
+            endExecution(new ExecutionCompleted(State.FAILED, null, "Flow outputs failed: " + e.getMessage(), now));
+        }
+    }
+
+    /** Ends the execution, and keeps it for the retention: then a timer purges it. */
+    void endExecution(ExecutionCompleted completed) {
+        step.emit(completed);
+        step.effect(new Effect.ScheduleTimer(Timer.purge(step.executionId(), completed.at().plus(settings.retention()))));
+    }
+
+    private Map<String, Object> renderOutputs() throws ExpressionException {
+        if (flow.outputs().isEmpty()) {
+            return null;
+        }
+        Map<String, Object> variables = Contexts.execution(step.execution(), index(), step.state(), flow).build();
+        var outputs = new LinkedHashMap<String, Object>();
+        for (OutputDef output : flow.outputs()) {
+            outputs.put(output.id(), expressions.renderDeep(output.value(), variables));
+        }
+        return outputs;
+    }
+
+    Map<String, Object> variables(TaskRun run, TaskDef task) {
+        return Contexts.taskRun(step.execution(), index(), step.state(), flow, run, task);
+    }
+
+    static Timer leaseTimer(String executionId, String taskRunId, int attempt, Instant until) {
+        return new Timer(executionId, Timer.Kind.LEASE, taskRunId, attempt, until);
+    }
+
+    /** A flowable attempt's time limit, from when the attempt started. */
+    Timer timeoutTimer(TaskRun run, TaskDef task) {
+        Attempt attempt = run.currentAttempt().orElseThrow();
+        return new Timer(step.executionId(), Timer.Kind.TIMEOUT, run.id(), attempt.number(),
+                attempt.histories().getFirst().date().plus(task.options().timeout()));
+    }
+
+    /** A flowable's run, its expressions rendered in its own context. */
+    private final class RunScope implements Scope {
+        private final TaskRun run;
+        private final TaskDef task;
+
+        RunScope(TaskRun run, TaskDef task) {
+            this.run = run;
+            this.task = task;
+        }
+
+        @Override
+        public TaskRun run() {
+            return run;
+        }
+
+        @Override
+        public Object renderDeep(Object value) throws Failure {
+            try {
+                Map<String, Object> variables = run == null
+                        ? Contexts.execution(step.execution(), index(), step.state(), flow).build()
+                        : variables(index().run(run.id()), task);
+                return expressions.renderDeep(value, variables);
+            } catch (ExpressionException e) {
+                throw Failure.of(e);
+            }
+        }
+    }
+}
