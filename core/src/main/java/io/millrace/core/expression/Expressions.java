@@ -38,7 +38,7 @@ public final class Expressions {
             .newLineTrimming(false)
             .templateCache(cache)
             .tagCache(new NoOpTagCache())
-            .extension(new CoalescingExtension())
+            .extension(new CoalescingExtension(), new KestraFunctionsExtension())
             .build();
 
     public Expressions() {
