@@ -15,7 +15,8 @@ final class KestraFunctionsExtension extends AbstractExtension {
         ToJsonFilter toJson = new ToJsonFilter();
         return Map.of(
                 "toJson", toJson,
-                "json", toJson);
+                "json", toJson,
+                "jq", new JqFilter());
     }
 
     @Override

@@ -1,0 +1,20 @@
+package io.millrace.core.expression;
+
+/**
+ * What one render may build, so that no template (flows are user input) can hang or exhaust the executor. A render
+ * that goes past a limit fails with an {@link ExpressionException} naming the limit.
+ */
+final class RenderLimits {
+
+    /** Elements one {@code range(...)} (or {@code a..b}, or jq's {@code range}) may produce. */
+    static final int MAX_RANGE_ELEMENTS = 100_000;
+    /** Values one {@code jq(...)} call may emit ({@code repeat(1)} never stops on its own). */
+    static final int MAX_JQ_RESULTS = 100_000;
+
+    private RenderLimits() {
+    }
+
+    static String exceeded(String limit, long value, String what) {
+        return what + " exceeds the render limit " + limit + " (" + value + ")";
+    }
+}
