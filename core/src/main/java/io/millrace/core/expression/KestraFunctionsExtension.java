@@ -28,6 +28,7 @@ final class KestraFunctionsExtension extends AbstractExtension {
     public Map<String, Function> getFunctions() {
         return Map.of(
                 "fromJson", new FromJsonFunction("fromJson"),
-                "json", new FromJsonFunction("json"));
+                "json", new FromJsonFunction("json"),
+                CurrentEachOutputFunction.NAME, new CurrentEachOutputFunction());
     }
 }
