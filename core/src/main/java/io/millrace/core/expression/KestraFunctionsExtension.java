@@ -29,6 +29,7 @@ final class KestraFunctionsExtension extends AbstractExtension {
         return Map.of(
                 "fromJson", new FromJsonFunction("fromJson"),
                 "json", new FromJsonFunction("json"),
-                CurrentEachOutputFunction.NAME, new CurrentEachOutputFunction());
+                CurrentEachOutputFunction.NAME, new CurrentEachOutputFunction(),
+                "errorLogs", new ErrorLogsFunction());
     }
 }
