@@ -8,6 +8,11 @@ final class RenderLimits {
 
     /** Elements one {@code range(...)} (or {@code a..b}, or jq's {@code range}) may produce. */
     static final int MAX_RANGE_ELEMENTS = 100_000;
+    /**
+     * Elements all the {@code range(...)} calls of one render may produce together: nested loops over ranges
+     * ({@code {% for i in 0..99999 %}{% for j in 0..99999 %}}) would otherwise run for hours without printing.
+     */
+    static final int MAX_RANGE_ELEMENTS_PER_RENDER = 1_000_000;
     /** Values one {@code jq(...)} call may emit ({@code repeat(1)} never stops on its own). */
     static final int MAX_JQ_RESULTS = 100_000;
 
