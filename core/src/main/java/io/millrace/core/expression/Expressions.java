@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * no auto-escaping, no new-line trimming after tags, {@code ??}/{@code ???} coalescing, maps and lists
  * printed as compact JSON, dates as ISO-8601, and Kestra's filters, tests and functions (see
  * {@link KestraFunctionsExtension}). Templates are loaded only from the string itself (no file or class-path
- * includes). A render never hangs on ranges ({@link RenderLimits}), and any failure while
+ * includes). A render never hangs on ranges nor prints without end ({@link RenderLimits}), and any failure while
  * parsing or evaluating, a stack overflow included, is an {@link ExpressionException}. Thread-safe; one instance is
  * meant to be shared by the whole process.
  */

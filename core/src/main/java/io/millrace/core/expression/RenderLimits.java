@@ -15,6 +15,8 @@ final class RenderLimits {
     static final int MAX_RANGE_ELEMENTS_PER_RENDER = 1_000_000;
     /** Values one {@code jq(...)} call may emit ({@code repeat(1)} never stops on its own). */
     static final int MAX_JQ_RESULTS = 100_000;
+    /** Characters one render may print. */
+    static final int MAX_RENDERED_CHARS = 10_000_000;
 
     private RenderLimits() {
     }

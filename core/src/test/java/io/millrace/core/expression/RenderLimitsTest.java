@@ -106,4 +106,19 @@ class RenderLimitsTest {
         assertThat(expressions.render(template, Map.of())).isEqualTo("100000,".repeat(9));
         assertThat(expressions.render(template, Map.of())).isEqualTo("100000,".repeat(9));
     }
+
+    @Test
+    void shouldFailPastTheRenderedSizeLimit() throws Exception {
+        // given
+        Map<String, Object> vars = Map.of("big", "x".repeat(1_000_000), "list", List.of("y".repeat(1_000_000)));
+
+        // when / then
+        assertThat(expressions.render("{% for i in range(1, 10) %}{{ big }}{% endfor %}", vars)).hasSize(10_000_000);
+        assertThatThrownBy(() -> expressions.render("{% for i in range(1, 10) %}{{ big }}{% endfor %}.", vars))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("The rendered text exceeds the render limit MAX_RENDERED_CHARS (10000000)");
+        assertThatThrownBy(() -> expressions.render("{% for i in range(1, 10) %}{{ list }}{% endfor %}", vars))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("MAX_RENDERED_CHARS");
+    }
 }
