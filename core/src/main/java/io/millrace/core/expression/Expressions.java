@@ -22,8 +22,11 @@ import java.util.regex.Pattern;
 /**
  * Renders Pebble templates with Kestra's semantics: strict variables (an undefined variable is an error),
  * no auto-escaping, no new-line trimming after tags, {@code ??}/{@code ???} coalescing, maps and lists
- * printed as compact JSON, dates as ISO-8601. Templates are loaded only from the string itself (no file or
- * class-path includes). Thread-safe; one instance is meant to be shared by the whole process.
+ * printed as compact JSON, dates as ISO-8601, and Kestra's filters, tests and functions (see
+ * {@link KestraFunctionsExtension}). Templates are loaded only from the string itself (no file or class-path
+ * includes). A render never hangs on ranges nor prints without end ({@link RenderLimits}), and any failure while
+ * parsing or evaluating, a stack overflow included, is an {@link ExpressionException}. Thread-safe; one instance is
+ * meant to be shared by the whole process.
  */
 public final class Expressions {
 
@@ -38,7 +41,7 @@ public final class Expressions {
             .newLineTrimming(false)
             .templateCache(cache)
             .tagCache(new NoOpTagCache())
-            .extension(new CoalescingExtension())
+            .extension(new CoalescingExtension(), new KestraFunctionsExtension(), new RenderLimitsExtension())
             .build();
 
     public Expressions() {
@@ -55,14 +58,23 @@ public final class Expressions {
         try {
             PebbleTemplate compiled = engine.getTemplate(template);
             JsonPrintingWriter writer = new JsonPrintingWriter();
+            RenderBudget.start();
             compiled.evaluate(writer, variables == null ? Map.of() : variables);
             return writer.toString();
         } catch (PebbleException e) {
             throw new ExpressionException(template, describe(template, e), e);
+        } catch (RenderLimitException e) {
+            throw new ExpressionException(template, e.getMessage(), e);
         } catch (IOException | UncheckedIOException e) {
             throw new ExpressionException(template, String.valueOf(e.getMessage()), e);
         } catch (RuntimeException e) {
             // a filter, function or attribute getter failed while evaluating
+            throw new ExpressionException(template, e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+        } catch (StackOverflowError e) {
+            throw new ExpressionException(template, "The template nests too deeply: parsing or evaluating it overflowed"
+                    + " the stack (a macro that calls itself?)", e);
+        } catch (Error e) {
+            // the caller catches ExpressionException only; an expression must not take the executor down
             throw new ExpressionException(template, e.getClass().getSimpleName() + ": " + e.getMessage(), e);
         }
     }

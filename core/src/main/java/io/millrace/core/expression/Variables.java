@@ -3,15 +3,22 @@ package io.millrace.core.expression;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Builds the variables an expression sees, under Kestra's names: {@code execution}, {@code flow},
- * {@code inputs}, {@code outputs}, {@code labels}, {@code task}, {@code taskrun}. A group that is not set is
- * absent, so under strict variables {@code {{ outputs.x }}} fails until outputs exist (as in Kestra) while
- * {@code {{ outputs.x ?? 'none' }}} does not.
+ * {@code inputs}, {@code outputs}, {@code labels}, {@code task}, {@code taskrun}, {@code parents},
+ * {@code parent}, {@code vars}. A group that is not set is absent, so under strict variables
+ * {@code {{ outputs.x }}} fails until outputs exist (as in Kestra) while {@code {{ outputs.x ?? 'none' }}} does not.
  */
 public final class Variables {
+
+    /**
+     * The reserved variable {@code errorLogs()} reads: the execution's error log entries (Kestra reads them from its
+     * log store, which Millrace does not have). Set it with {@link Builder#errorLogs(List)}.
+     */
+    public static final String ERROR_LOGS = "__errorLogs";
 
     private Variables() {
     }
@@ -63,7 +70,54 @@ public final class Variables {
         }
 
         /**
-         * Any other top-level variable (e.g. Kestra's {@code parent}, {@code parents}, {@code vars}); replaces
+         * {@code taskrun: {id, startDate, attemptsCount, value}}: {@code value} is the value of the loop iteration
+         * the task run belongs to. A null value leaves the key out, as Kestra does, so outside a loop
+         * {@code {{ taskrun.value }}} is a missing-variable error and {@code {{ taskrun.value ?? '' }}} is empty.
+         */
+        public Builder taskRun(String id, Instant startDate, int attemptsCount, String value) {
+            if (value == null) {
+                return taskRun(id, startDate, attemptsCount);
+            }
+            return put("taskrun", group("id", id, "startDate", startDate, "attemptsCount", attemptsCount, "value", value));
+        }
+
+        /**
+         * {@code parents}: the enclosing task runs, the nearest first ({@code parents[0]}), each a map with
+         * {@code taskrun: {value}} when that run has an iteration value and {@code outputs} when it has outputs (Kestra
+         * leaves out the runs that have neither). Also sets {@code parent} to the nearest entry, or removes it when
+         * the list is empty, as Kestra does.
+         */
+        public Builder parents(List<Map<String, Object>> parents) {
+            List<Map<String, Object>> copy = parents == null ? List.of() : List.copyOf(parents);
+            put("parents", copy);
+            if (copy.isEmpty()) {
+                variables.remove("parent");
+                return this;
+            }
+            return parent(copy.getFirst());
+        }
+
+        /** {@code parent}: the nearest enclosing task run's entry, shaped as one of {@link #parents(List)}. */
+        public Builder parent(Map<String, Object> parent) {
+            return put("parent", copy(parent));
+        }
+
+        /** {@code vars}: the flow's {@code variables}. */
+        public Builder vars(Map<String, ?> vars) {
+            return put("vars", copy(vars));
+        }
+
+        /**
+         * The execution's error log entries, which {@code errorLogs()} returns, under {@link #ERROR_LOGS}. Each entry
+         * is a map shaped as Kestra's log entry: at least {@code taskId}, {@code taskRunId}, {@code level}
+         * ({@code "ERROR"}), {@code message} and {@code timestamp}; Kestra gives the first 25 by timestamp.
+         */
+        public Builder errorLogs(List<Map<String, Object>> entries) {
+            return put(ERROR_LOGS, entries == null ? List.of() : List.copyOf(entries));
+        }
+
+        /**
+         * Any other top-level variable (e.g. Kestra's {@code trigger} or {@code envs}); replaces
          * a group of the same name.
          */
         public Builder put(String name, Object value) {

@@ -3,6 +3,7 @@ package io.millrace.core.expression;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,5 +62,49 @@ class VariablesTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> task = (Map<String, Object>) first.get("task");
         assertThatThrownBy(() -> task.put("x", 1)).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void shouldOmitTheTaskRunValueOutsideALoop() {
+        // given
+        Instant start = Instant.parse("2024-01-01T00:00:00Z");
+
+        // when
+        Map<String, Object> inLoop = Variables.builder().taskRun("tr1", start, 1, "v1").build();
+        Map<String, Object> outside = Variables.builder().taskRun("tr1", start, 1, null).build();
+
+        // then
+        assertThat(inLoop.get("taskrun")).isEqualTo(Map.of("id", "tr1", "startDate", start, "attemptsCount", 1, "value", "v1"));
+        assertThat(outside.get("taskrun")).isEqualTo(Map.of("id", "tr1", "startDate", start, "attemptsCount", 1));
+    }
+
+    @Test
+    void shouldSetParentToTheNearestOfParents() {
+        // given
+        Map<String, Object> nearest = Map.of("taskrun", Map.of("value", "inner"));
+        Map<String, Object> outer = Map.of("taskrun", Map.of("value", "outer"));
+
+        // when
+        Map<String, Object> vars = Variables.builder().parents(List.of(nearest, outer)).build();
+        Map<String, Object> none = Variables.builder().parent(outer).parents(List.of()).build();
+
+        // then
+        assertThat(vars.get("parents")).isEqualTo(List.of(nearest, outer));
+        assertThat(vars.get("parent")).isEqualTo(nearest);
+        assertThat(none).containsOnlyKeys("parents");
+    }
+
+    @Test
+    void shouldPutFlowVariablesAndErrorLogsUnderTheirNames() {
+        // given
+        List<Map<String, Object>> logs = List.of(Map.of("taskId", "t", "message", "boom"));
+
+        // when
+        Map<String, Object> vars = Variables.builder().vars(Map.of("x", 1)).errorLogs(logs).build();
+
+        // then
+        assertThat(vars).containsOnlyKeys("vars", Variables.ERROR_LOGS);
+        assertThat(vars.get("vars")).isEqualTo(Map.of("x", 1));
+        assertThat(vars.get(Variables.ERROR_LOGS)).isEqualTo(logs);
     }
 }

@@ -1,0 +1,134 @@
+package io.millrace.core.expression;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class JqFilterTest {
+
+    private final Expressions expressions = new Expressions();
+
+    /** The corpus flow each-object-in-list: the Return task under a Switch, in the loop over a mixed list. */
+    private static final String EACH_OBJECT_IN_LIST_FORMAT =
+            "{{task.id}} > JSON > {{ parent.taskrun.value | jq('.key') }} > {{ parent.taskrun.value | jq('.value') }}";
+
+    private static Map<String, Object> inLoopOver(String iterationValue) {
+        return Variables.builder()
+                .task("json", "io.kestra.plugin.core.debug.Return")
+                .put("parent", Map.of("taskrun", Map.of("value", iterationValue)))
+                .build();
+    }
+
+    @Test
+    void shouldRenderTheEachObjectInListCorpusShapes() throws Exception {
+        // given: ForEach exposes object values as JSON text
+        Map<String, Object> flat = inLoopOver("{\"key\":\"my-key\",\"value\":\"my-value\"}");
+        Map<String, Object> nested = inLoopOver("{\"key\":\"my-complex\",\"value\":{\"sub\":1,\"bool\":true}}");
+
+        // when / then
+        assertThat(expressions.render(EACH_OBJECT_IN_LIST_FORMAT, flat))
+                .isEqualTo("json > JSON > [\"my-key\"] > [\"my-value\"]");
+        assertThat(expressions.render(EACH_OBJECT_IN_LIST_FORMAT, nested))
+                .isEqualTo("json > JSON > [\"my-complex\"] > [{\"sub\":1,\"bool\":true}]");
+    }
+
+    @Test
+    void shouldReturnEveryEmittedValueAsAList() throws Exception {
+        // given
+        Map<String, Object> vars = Map.of("v", Map.of("list", List.of(1, 2, 3)));
+
+        // when / then
+        assertThat(expressions.render("{{ v | jq('.list[]') }}", vars)).isEqualTo("[1,2,3]");
+        assertThat(expressions.render("{{ v | jq('.list[0]') | first }}", vars)).isEqualTo("1");
+        assertThat(expressions.render("{{ v | jq('.missing') }}", vars)).isEqualTo("[null]");
+        assertThat(expressions.render("{{ v | jq('.list[] | select(. > 5)') }}", vars)).isEqualTo("[]");
+    }
+
+    @Test
+    void shouldTakeMapsAsTheyAreWithDatesAsIsoText() throws Exception {
+        // given
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("at", Instant.parse("2024-12-20T10:15:30Z"));
+        value.put("float", 1.5);
+        value.put("map", Map.of("k", "v"));
+        Map<String, Object> vars = Map.of("v", value);
+
+        // when / then
+        assertThat(expressions.render("{{ v | jq('.at') | first }}", vars)).isEqualTo("2024-12-20T10:15:30Z");
+        assertThat(expressions.render("{{ v | jq('.float') | first }}", vars)).isEqualTo("1.5");
+        assertThat(expressions.render("{% set m = v | jq('.map') | first %}{{ m.k }}", vars)).isEqualTo("v");
+    }
+
+    @Test
+    void shouldParseAStringInputAsJson() throws Exception {
+        // when / then
+        assertThat(expressions.render("{{ '[1, 2]' | jq('map(. * 10)') }}", Map.of())).isEqualTo("[[10,20]]");
+        assertThatThrownBy(() -> expressions.render("{{ 'value 1' | jq('.key') }}", Map.of()))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("Expected the input of 'jq' to be JSON text, but it is not");
+    }
+
+    @Test
+    void shouldGiveNullForANullInput() throws Exception {
+        // given
+        Map<String, Object> vars = new HashMap<>();
+        vars.put("v", null);
+
+        // when
+        String rendered = expressions.render("[{{ v | jq('.a') }}]", vars);
+
+        // then
+        assertThat(rendered).isEqualTo("[]");
+    }
+
+    @Test
+    void shouldFailOnAnInvalidProgram() {
+        // when / then
+        assertThatThrownBy(() -> expressions.render("{{ '{}' | jq('.[') }}", Map.of()))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("Invalid jq '.['");
+        assertThatThrownBy(() -> expressions.render("{{ '{}' | jq('error(\"boom\")') }}", Map.of()))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("jq 'error(\"boom\")' failed");
+    }
+
+    @Test
+    void shouldCompileEachProgramOnce() {
+        // given
+        JqFilter jq = new JqFilter();
+
+        // when
+        for (int i = 0; i < 3; i++) {
+            jq.apply("[1, 2]", Map.of("expression", ".[0]"), null, null, 1);
+        }
+        Object last = jq.apply("[1, 2]", Map.of("expression", ".[1]"), null, null, 1);
+
+        // then
+        assertThat(last).isEqualTo(List.of(2));
+        assertThat(jq.cachedPrograms()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldBoundJqRange() throws Exception {
+        // when / then
+        assertThat(expressions.render("{{ 1 | jq('[range(5)] | length') }}", Map.of())).isEqualTo("[5]");
+        assertThatThrownBy(() -> expressions.render("{{ 1 | jq('[range(1e12)] | length') }}", Map.of()))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("jq's range exceeds the render limit MAX_RANGE_ELEMENTS (100000)");
+    }
+
+    @Test
+    void shouldBoundTheValuesOneJqCallEmits() {
+        // when / then
+        assertThatThrownBy(() -> expressions.render("{{ 1 | jq('range(100000), range(100000)') }}", Map.of()))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("exceeds the render limit MAX_JQ_RESULTS (100000)");
+    }
+}
