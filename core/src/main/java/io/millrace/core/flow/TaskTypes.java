@@ -14,16 +14,18 @@ public final class TaskTypes {
     public static final String OUTPUT_VALUES = "io.kestra.plugin.core.output.OutputValues";
     public static final String SLEEP = "io.kestra.plugin.core.flow.Sleep";
     public static final String TRANSFORM_VALUE = "io.kestra.plugin.transform.jsonata.TransformValue";
+    public static final String FAIL = "io.kestra.plugin.core.execution.Fail";
 
     /** Every runnable type, by its canonical (Kestra) name. */
-    public static final Set<String> RUNNABLE = Set.of(LOG, RETURN, OUTPUT_VALUES, SLEEP, TRANSFORM_VALUE);
+    public static final Set<String> RUNNABLE = Set.of(LOG, RETURN, OUTPUT_VALUES, SLEEP, TRANSFORM_VALUE, FAIL);
 
     private static final Map<String, String> ALIASES = Map.of(
             "log", LOG,
             "return", RETURN,
             "output-values", OUTPUT_VALUES,
             "sleep", SLEEP,
-            "jsonata", TRANSFORM_VALUE);
+            "jsonata", TRANSFORM_VALUE,
+            "fail", FAIL);
 
     /** Properties each runnable type accepts, beyond the common ones; required ones first. */
     private static final Map<String, TypeSpec> SPECS = Map.of(
@@ -31,7 +33,8 @@ public final class TaskTypes {
             RETURN, new TypeSpec(Set.of(), Set.of("format")),
             OUTPUT_VALUES, new TypeSpec(Set.of(), Set.of("values")),
             SLEEP, new TypeSpec(Set.of("duration"), Set.of()),
-            TRANSFORM_VALUE, new TypeSpec(Set.of("from", "expression"), Set.of("maxDepth")));
+            TRANSFORM_VALUE, new TypeSpec(Set.of("from", "expression"), Set.of("maxDepth")),
+            FAIL, new TypeSpec(Set.of(), Set.of("condition", "errorMessage")));
 
     /** Properties every task may carry, whatever its type, and which the engine reads itself. */
     public static final Set<String> COMMON_PROPERTIES = Set.of("id", "type", "description", "disabled", "workerGroup");
