@@ -15,9 +15,10 @@ public final class TaskTypes {
     public static final String SLEEP = "io.kestra.plugin.core.flow.Sleep";
     public static final String TRANSFORM_VALUE = "io.kestra.plugin.transform.jsonata.TransformValue";
     public static final String FAIL = "io.kestra.plugin.core.execution.Fail";
+    public static final String HTTP_REQUEST = "io.kestra.plugin.core.http.Request";
 
     /** Every runnable type, by its canonical (Kestra) name. */
-    public static final Set<String> RUNNABLE = Set.of(LOG, RETURN, OUTPUT_VALUES, SLEEP, TRANSFORM_VALUE, FAIL);
+    public static final Set<String> RUNNABLE = Set.of(LOG, RETURN, OUTPUT_VALUES, SLEEP, TRANSFORM_VALUE, FAIL, HTTP_REQUEST);
 
     private static final Map<String, String> ALIASES = Map.of(
             "log", LOG,
@@ -25,7 +26,8 @@ public final class TaskTypes {
             "output-values", OUTPUT_VALUES,
             "sleep", SLEEP,
             "jsonata", TRANSFORM_VALUE,
-            "fail", FAIL);
+            "fail", FAIL,
+            "http-request", HTTP_REQUEST);
 
     /** Properties each runnable type accepts, beyond the common ones; required ones first. */
     private static final Map<String, TypeSpec> SPECS = Map.of(
@@ -34,7 +36,9 @@ public final class TaskTypes {
             OUTPUT_VALUES, new TypeSpec(Set.of(), Set.of("values")),
             SLEEP, new TypeSpec(Set.of("duration"), Set.of()),
             TRANSFORM_VALUE, new TypeSpec(Set.of("from", "expression"), Set.of("maxDepth")),
-            FAIL, new TypeSpec(Set.of(), Set.of("condition", "errorMessage")));
+            FAIL, new TypeSpec(Set.of(), Set.of("condition", "errorMessage")),
+            HTTP_REQUEST, new TypeSpec(Set.of("uri"),
+                    Set.of("method", "headers", "body", "formData", "contentType", "allowFailed", "options")));
 
     /** Properties every task may carry, whatever its type, and which the engine reads itself. */
     public static final Set<String> COMMON_PROPERTIES = Set.of("id", "type", "description", "disabled", "workerGroup");

@@ -15,7 +15,8 @@ public final class TaskRegistry {
             TaskTypes.OUTPUT_VALUES, new OutputValuesTask(),
             TaskTypes.SLEEP, new SleepTask(),
             TaskTypes.TRANSFORM_VALUE, new TransformValueTask(),
-            TaskTypes.FAIL, new FailTask()));
+            TaskTypes.FAIL, new FailTask(),
+            TaskTypes.HTTP_REQUEST, new HttpRequestTask()));
 
     private final Map<String, RunnableTask> byCanonicalType;
 
