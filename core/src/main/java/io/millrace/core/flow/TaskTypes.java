@@ -15,6 +15,8 @@ public final class TaskTypes {
     public static final String OUTPUT_VALUES = "io.kestra.plugin.core.output.OutputValues";
     public static final String SLEEP = "io.kestra.plugin.core.flow.Sleep";
     public static final String TRANSFORM_VALUE = "io.kestra.plugin.transform.jsonata.TransformValue";
+    public static final String FAIL = "io.kestra.plugin.core.execution.Fail";
+    public static final String HTTP_REQUEST = "io.kestra.plugin.core.http.Request";
 
     public static final String SEQUENTIAL = "io.kestra.plugin.core.flow.Sequential";
     public static final String PARALLEL = "io.kestra.plugin.core.flow.Parallel";
@@ -26,7 +28,7 @@ public final class TaskTypes {
     public static final String ALLOW_FAILURE = "io.kestra.plugin.core.flow.AllowFailure";
 
     /** Every worker type, by its canonical (Kestra) name. */
-    public static final Set<String> RUNNABLE = Set.of(LOG, RETURN, OUTPUT_VALUES, SLEEP, TRANSFORM_VALUE);
+    public static final Set<String> RUNNABLE = Set.of(LOG, RETURN, OUTPUT_VALUES, SLEEP, TRANSFORM_VALUE, FAIL, HTTP_REQUEST);
 
     /** Every flowable type, by its canonical (Kestra) name. */
     public static final Set<String> FLOWABLE =
@@ -51,6 +53,8 @@ public final class TaskTypes {
         aliases.put("output-values", OUTPUT_VALUES);
         aliases.put("sleep", SLEEP);
         aliases.put("jsonata", TRANSFORM_VALUE);
+        aliases.put("fail", FAIL);
+        aliases.put("http-request", HTTP_REQUEST);
         aliases.put("sequential", SEQUENTIAL);
         aliases.put("parallel", PARALLEL);
         aliases.put("for-each", FOR_EACH);
@@ -75,7 +79,10 @@ public final class TaskTypes {
             RETURN, new TypeSpec(Set.of(), Set.of("format")),
             OUTPUT_VALUES, new TypeSpec(Set.of(), Set.of("values")),
             SLEEP, new TypeSpec(Set.of("duration"), Set.of()),
-            TRANSFORM_VALUE, new TypeSpec(Set.of("from", "expression"), Set.of("maxDepth")));
+            TRANSFORM_VALUE, new TypeSpec(Set.of("from", "expression"), Set.of("maxDepth")),
+            FAIL, new TypeSpec(Set.of(), Set.of("condition", "errorMessage")),
+            HTTP_REQUEST, new TypeSpec(Set.of("uri"),
+                    Set.of("method", "headers", "body", "formData", "contentType", "allowFailed", "options")));
 
     /**
      * A task's time limit, an ISO-8601 duration. The worker enforces it on worker tasks, so it travels with their

@@ -69,6 +69,11 @@ final class TaskProperties {
             }
             return fallback;
         }
+        return durationOf(name, text);
+    }
+
+    /** Parses an already rendered ISO-8601 duration that belongs to {@code name} (e.g. "options.readTimeout"). */
+    Duration durationOf(String name, String text) throws TaskException {
         try {
             Duration duration = Duration.parse(text.trim());
             if (duration.isNegative()) {
@@ -78,6 +83,27 @@ final class TaskProperties {
         } catch (DateTimeParseException e) {
             throw problem("property '" + name + "' is not an ISO-8601 duration such as PT2S: '" + text + "'", e);
         }
+    }
+
+    /** A boolean, rendered first when it is a string ("true" or "false", any case); {@code fallback} when absent. */
+    boolean bool(String name, boolean fallback) throws TaskException {
+        Object value = raw(name);
+        if (value == null) {
+            return fallback;
+        }
+        return booleanOf(name, value instanceof String ? string(name) : value);
+    }
+
+    /** An already rendered boolean value that belongs to {@code name}: a Boolean, or the text "true" or "false". */
+    boolean booleanOf(String name, Object value) throws TaskException {
+        if (value instanceof Boolean bool) {
+            return bool;
+        }
+        String text = String.valueOf(value).trim();
+        if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(text);
+        }
+        throw problem("property '" + name + "' must be true or false, got '" + value + "'");
     }
 
     /** A positive integer, rendered first when it is a string; {@code fallback} when absent. */

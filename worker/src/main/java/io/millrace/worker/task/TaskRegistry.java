@@ -14,7 +14,9 @@ public final class TaskRegistry {
             TaskTypes.RETURN, new ReturnTask(),
             TaskTypes.OUTPUT_VALUES, new OutputValuesTask(),
             TaskTypes.SLEEP, new SleepTask(),
-            TaskTypes.TRANSFORM_VALUE, new TransformValueTask()));
+            TaskTypes.TRANSFORM_VALUE, new TransformValueTask(),
+            TaskTypes.FAIL, new FailTask(),
+            TaskTypes.HTTP_REQUEST, new HttpRequestTask()));
 
     private final Map<String, RunnableTask> byCanonicalType;
 

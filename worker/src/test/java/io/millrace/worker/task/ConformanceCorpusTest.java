@@ -2,12 +2,21 @@ package io.millrace.worker.task;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import io.millrace.core.execution.State;
 import io.millrace.core.expression.Variables;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,13 +32,13 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Runs flat corpus flows (only runnable tasks, in order, no engine) through the tasks and checks what
- * expected.json asserts about them: state, task-run count and task-run outputs. Assertion kinds this test
+ * expected.json asserts about them: state, task-run count, task-run states and outputs. Assertion kinds this test
  * does not know make it fail, so a richer corpus cannot be silently half-checked.
  */
 class ConformanceCorpusTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<String> KNOWN_EXPECTATIONS = Set.of("state", "taskRunCount", "taskRunList", "taskRuns");
+    private static final Set<String> KNOWN_EXPECTATIONS = Set.of("state", "taskRunCount", "taskRunList", "taskRuns", "taskRunStates");
 
     private static ConformanceCorpus corpus;
 
@@ -42,33 +51,80 @@ class ConformanceCorpusTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"return", "output-values", "all_json", "transform-value-nested-array", "sleep-task-flow"})
+    @ValueSource(strings = {"return", "output-values", "all_json", "transform-value-nested-array", "sleep-task-flow",
+            "fail-on-condition"})
     void shouldProduceTheOutputsKestraAsserts(String flowKey) throws Exception {
+        runCases(flowKey, Map.of());
+    }
+
+    /** The Request tasks of Kestra's RequestTest, against a local server that keeps its mock's contract. */
+    @Test
+    void shouldAnswerKestrasMockServerAsKestraAsserts() throws Exception {
+        // given
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/hello", exchange -> reply(exchange, 200, "{ \"hello\": \"world\" }"));
+        server.createContext("/hello417", exchange -> reply(exchange, 417, "{ \"hello\": \"world\" }"));
+        server.createContext("/post/simple", exchange -> {
+            String form = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            String hello = form.startsWith("hello=") ? URLDecoder.decode(form.substring("hello=".length()), StandardCharsets.UTF_8) : null;
+            reply(exchange, 200, hello + " > " + exchange.getRequestHeaders().getFirst("test"));
+        });
+        server.start();
+        try {
+            // when / then
+            runCases("http-request-local", Map.of("base_url", "http://127.0.0.1:" + server.getAddress().getPort()));
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    private static void reply(HttpExchange exchange, int status, String text) throws IOException {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void runCases(String flowKey, Map<String, Object> inputOverrides) throws Exception {
         // given
         JsonNode flow = corpus.flow(flowKey);
         Map<String, Object> yaml = corpus.flowYaml(flow);
         assertThat(flow.path("cases").size()).as("cases of %s", flowKey).isPositive();
 
         for (JsonNode testCase : flow.path("cases")) {
+            Map<String, Object> inputs = new LinkedHashMap<>(JSON.convertValue(testCase.path("inputs"), Map.class));
+            inputs.putAll(inputOverrides);
+
             // when
-            List<Run> runs = runSequentially(yaml, JSON.convertValue(testCase.path("inputs"), Map.class));
+            List<Run> runs = runSequentially(yaml, inputs);
 
             // then
             String label = flowKey + "/" + testCase.path("name").asText();
-            for (Run run : runs) {
-                assertThat(run.outcome().error()).as("%s task %s", label, run.taskId()).isNull();
+            if (!"FAILED".equals(testCase.path("expected").path("state").asText())) {
+                for (Run run : runs) {
+                    assertThat(run.outcome().error()).as("%s task %s", label, run.taskId()).isNull();
+                }
             }
             check(label, testCase.path("expected"), runs);
         }
     }
 
+    /** Runs the tasks in order, as Kestra runs a flat flow: inputs take their defaults, and a failed task ends the run. */
     @SuppressWarnings("unchecked")
     private static List<Run> runSequentially(Map<String, Object> yaml, Map<String, Object> inputs) throws InterruptedException {
+        Map<String, Object> withDefaults = new LinkedHashMap<>(inputs);
+        for (Map<String, Object> input : (List<Map<String, Object>>) yaml.getOrDefault("inputs", List.of())) {
+            if (input.get("defaults") != null) {
+                withDefaults.putIfAbsent((String) input.get("id"), input.get("defaults"));
+            }
+        }
         Instant now = Instant.now();
         Variables.Builder vars = Variables.builder()
                 .execution("corpus-execution", now)
                 .flow((String) yaml.get("namespace"), (String) yaml.get("id"), 1)
-                .inputs(inputs == null ? Map.of() : inputs);
+                .inputs(withDefaults);
         Map<String, Map<String, Object>> outputs = new LinkedHashMap<>();
         List<Run> runs = new ArrayList<>();
         for (Map<String, Object> task : ConformanceCorpus.tasks(yaml)) {
@@ -81,6 +137,9 @@ class ConformanceCorpusTest {
             TaskOutcome outcome = runnable.execute(new TaskInvocation(id, type, props, variables, Invocations.EXPRESSIONS, new RecordingLogger()));
             runs.add(new Run(id, outcome));
             outputs.put(id, outcome.outputs());
+            if (outcome.state() == State.FAILED) {
+                break;
+            }
         }
         return runs;
     }
@@ -100,6 +159,12 @@ class ConformanceCorpusTest {
         }
         if (expected.has("taskRunCount")) {
             assertThat(runs).as("%s task runs", label).hasSize(expected.path("taskRunCount").asInt());
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = expected.path("taskRunStates").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> entry = it.next();
+            Run run = runs.stream().filter(r -> r.taskId().equals(entry.getKey())).findFirst()
+                    .orElseThrow(() -> new AssertionError(label + ": no run of task " + entry.getKey()));
+            assertThat(run.outcome().state().name()).as("%s state of %s", label, entry.getKey()).isEqualTo(entry.getValue().asText());
         }
         for (JsonNode entry : expected.path("taskRunList")) {
             Run run = runs.get(entry.path("index").asInt());

@@ -4,6 +4,8 @@ import io.millrace.core.execution.State;
 import io.millrace.core.expression.Variables;
 import io.millrace.core.flow.TaskTypes;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -47,6 +49,20 @@ class SimpleTasksTest {
         // then
         assertThat(outcome.state()).isEqualTo(State.SUCCESS);
         assertThat(logger.lines).containsExactly("WARN one t1", "WARN two", "WARN 3");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"TRACE, TRACE", "debug, DEBUG", "Info, INFO", "WARN, WARN", " error , ERROR"})
+    void shouldLogAtEachOfKestrasLevels(String level, String logged) throws Exception {
+        // given
+        RecordingLogger logger = new RecordingLogger();
+
+        // when
+        TaskOutcome outcome = Invocations.execute(Invocations.of("t1", "log", Map.of("message", "m", "level", level), VARS, logger));
+
+        // then
+        assertThat(outcome.state()).isEqualTo(State.SUCCESS);
+        assertThat(logger.lines).containsExactly(logged + " m");
     }
 
     @Test
