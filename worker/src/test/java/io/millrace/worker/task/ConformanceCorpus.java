@@ -13,15 +13,19 @@ import java.util.Map;
 /**
  * The Kestra conformance corpus, read in place from {@code shared/conformance/kestra-core/} beside (or above)
  * the repository; never copied into the project. Fails loudly when it cannot be found.
+ * Public, and shipped in the worker's test-jar, so the app's engine-level conformance test finds the corpus
+ * the same way.
  */
-final class ConformanceCorpus {
+public final class ConformanceCorpus {
 
     static final Path RELATIVE = Path.of("shared", "conformance", "kestra-core");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final YAMLMapper YAML = new YAMLMapper();
 
-    final Path root;
-    final JsonNode expected;
+    /** The {@code kestra-core} folder: {@code expected.json}, {@code NOTES.txt}, {@code flows/}. */
+    public final Path root;
+    /** expected.json, parsed. */
+    public final JsonNode expected;
 
     private ConformanceCorpus(Path root) throws IOException {
         this.root = root;
@@ -32,7 +36,7 @@ final class ConformanceCorpus {
      * {@code MILLRACE_CONFORMANCE_DIR} (the {@code conformance} folder) when set; otherwise walks up from user.dir
      * until {@code shared/conformance/kestra-core/expected.json} exists.
      */
-    static ConformanceCorpus locate() throws IOException {
+    public static ConformanceCorpus locate() throws IOException {
         String override = System.getenv("MILLRACE_CONFORMANCE_DIR");
         if (override != null && !override.isBlank()) {
             Path candidate = Path.of(override).resolve("kestra-core");
@@ -54,7 +58,7 @@ final class ConformanceCorpus {
     }
 
     /** The expected.json entry of one flow. */
-    JsonNode flow(String flowKey) {
+    public JsonNode flow(String flowKey) {
         JsonNode flow = expected.path("flows").path(flowKey);
         if (flow.isMissingNode()) {
             throw new IllegalStateException("expected.json has no flow '" + flowKey + "'");
@@ -64,8 +68,13 @@ final class ConformanceCorpus {
 
     /** The flow YAML of an expected.json entry, as plain maps. */
     @SuppressWarnings("unchecked")
-    Map<String, Object> flowYaml(JsonNode flow) throws IOException {
+    public Map<String, Object> flowYaml(JsonNode flow) throws IOException {
         return YAML.readValue(root.resolve(flow.path("file").asText()).toFile(), Map.class);
+    }
+
+    /** The source text of a corpus file named as in expected.json ({@code flows/x.yaml}). */
+    public String source(String file) throws IOException {
+        return Files.readString(root.resolve(file));
     }
 
     @SuppressWarnings("unchecked")
