@@ -2,6 +2,7 @@ package io.millrace.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.millrace.config.ConfigLoader;
 import java.time.Duration;
@@ -84,6 +85,41 @@ class SettingTest {
             assertThat(s.executors()).isEqualTo(1);
             assertThat(s.guarantee("exactly_once_v2")).isEqualTo("exactly_once_v2");
         });
+    }
+
+    @Test
+    void shouldSweepEachWorkloadAtItsStandardRatesUnlessTold() {
+        // given
+        var standard = new BenchCommand("unused");
+        new CommandLine(standard).parseArgs();
+        var loop = new BenchCommand("unused");
+        new CommandLine(loop).parseArgs("--workload", "W5");
+        var branches = new BenchCommand("unused");
+        new CommandLine(branches).parseArgs("--workload", "W6", "--duration", "20s");
+        var told = new BenchCommand("unused");
+        new CommandLine(told).parseArgs("--workload", "W5", "--rates", "3,120/min");
+
+        // when / then
+        assertThat(standard.sweep().ratesPerS()).containsExactly(50.0, 100.0, 200.0, 400.0, 800.0, 1600.0);
+        assertThat(standard.sweep().duration()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(standard.sweep().drain()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(loop.sweep().ratesPerS()).containsExactly(1.0, 2.0, 5.0, 10.0, 15.0, 20.0);
+        assertThat(loop.sweep().drain()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(branches.sweep().ratesPerS().getFirst()).isCloseTo(100 / 60.0, within(1e-9));
+        assertThat(branches.sweep().ratesPerS().get(3)).isCloseTo(800 / 60.0, within(1e-9));
+        assertThat(branches.sweep().duration()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(told.sweep().ratesPerS()).containsExactly(3.0, 2.0);
+    }
+
+    @Test
+    void shouldParseRatesPerSecondOrPerMinute() {
+        var converter = new BenchCommand.RateConverter();
+
+        assertThat(converter.convert("33.34")).isEqualTo(33.34);
+        assertThat(converter.convert("50/s")).isEqualTo(50.0);
+        assertThat(converter.convert("90/min")).isEqualTo(1.5);
+        assertThatThrownBy(() -> converter.convert("0")).isInstanceOf(CommandLine.TypeConversionException.class);
+        assertThatThrownBy(() -> converter.convert("fast")).hasMessageContaining("'fast' is not a rate");
     }
 
     @Test
