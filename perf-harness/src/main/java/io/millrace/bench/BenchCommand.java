@@ -38,7 +38,8 @@ import picocli.CommandLine.Option;
         description = {"Measure latency and throughput: open-loop starts at each rate of a sweep, latency from the due",
                 "start to the terminal snapshot, next to the Kafka floor. Writes results.md, results.csv and latency.svg.",
                 "Without --bootstrap-servers it starts a standalone engine per setting in its own JVM.",
-                "Settings given as comma-separated lists are compared: one engine per combination."})
+                "Settings given as comma-separated lists are compared: one engine per combination.",
+                "--engine-jar compares builds the same way: one engine per jar, each setting's builds one after the other."})
 public final class BenchCommand implements Callable<Integer> {
     enum Via { kafka, rest }
 
@@ -119,6 +120,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--set", description = "Any other engine setting for every run, key=value (as for the engine)")
     Map<String, String> extra = new LinkedHashMap<>();
 
+    @Option(names = "--engine-jar", split = ",", description = "Engine builds to compare, label=path or path (labelled by "
+            + "file name), e.g. before=/tmp/before/app/target/millrace.jar,after=app/target/millrace.jar: one engine per "
+            + "jar and setting (default: this build)")
+    List<String> engineJars = List.of();
+
     @Option(names = "--vary", description = "Any other engine setting to compare, key=value1,value2 (repeatable), "
             + "e.g. kafka.producer.linger.ms=0,1")
     Map<String, String> vary = new LinkedHashMap<>();
@@ -137,7 +143,15 @@ public final class BenchCommand implements Callable<Integer> {
         lists.put("partitions", partitions);
         lists.put("worker-concurrency", workerConcurrency);
         vary.forEach((key, values) -> lists.put(key, List.of(values.split(","))));
-        return Setting.combinations(lists, executors, extra);
+        return Setting.combinations(lists, executors, builds(), extra);
+    }
+
+    List<EngineBuild> builds() {
+        try {
+            return EngineBuild.parse(engineJars);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
     }
 
     /** The sweep to run: the rates, window and drain given, else the workload's standard ones. */
@@ -154,6 +168,17 @@ public final class BenchCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "A running engine has one setting: give lists of settings only when the harness starts the engine");
         }
+        if (bootstrapServers != null && !engineJars.isEmpty()) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--engine-jar starts engines from jars: it cannot go with a running engine (--bootstrap-servers)");
+        }
+        for (EngineBuild build : builds()) {
+            try {
+                build.requireJar();
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+            }
+        }
         if (via == Via.rest && bootstrapServers != null && api == null) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--via rest against a running engine needs --api");
         }
@@ -163,6 +188,7 @@ public final class BenchCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "Millrace bench: %s via %s, rates %s/s, %s a rate, %d setting(s); results in %s%n",
                 workload, via, sweep.ratesPerS().stream().map(Sweep::rate).toList(), sweep.duration(), settings.size(),
                 results.toAbsolutePath());
+        builds().forEach(build -> System.out.println("Engine " + build.label() + ": " + build.jar().toAbsolutePath()));
         long memoryMb = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
                 .getOperatingSystemMXBean()).getTotalMemorySize() >> 20;
         System.out.printf(Locale.ROOT, "Machine: %d cores, %d MiB memory, Java %s%n",
@@ -190,7 +216,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     private List<RateResult> runSelfStarted(Setting setting, Workload.SweepShape sweep, Path logs) throws Exception {
         System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
-        try (EngineProcess engine = EngineProcess.start(engineMainClass, logs, setting.engineSettings(topicPrefix), setting.executors());
+        try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), logs,
+                setting.engineSettings(topicPrefix), setting.executors());
              EngineProbe probe = EngineProbe.attach(engine.pids())) {
             // the engine inherits this environment, so its default guarantee may come from there
             String guarantee = setting.guarantee(System.getenv().getOrDefault("MILLRACE_PROCESSING_GUARANTEE", "exactly_once_v2"));
