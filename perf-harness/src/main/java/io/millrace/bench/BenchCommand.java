@@ -38,18 +38,22 @@ import picocli.CommandLine.Option;
         description = {"Measure latency and throughput: open-loop starts at each rate of a sweep, latency from the due",
                 "start to the terminal snapshot, next to the Kafka floor. Writes results.md, results.csv and latency.svg.",
                 "Without --bootstrap-servers it starts a standalone engine per setting in its own JVM.",
-                "Settings given as comma-separated lists are compared: one engine per combination."})
+                "Settings given as comma-separated lists are compared: one engine per combination.",
+                "--engine-jar compares builds the same way: one engine per jar, each setting's builds one after the other."})
 public final class BenchCommand implements Callable<Integer> {
     enum Via { kafka, rest }
 
     private final String engineMainClass;
 
     @Option(names = "--workload", defaultValue = "W1", description = "W1 (OutputValues, Log), W2 (JSONata, OutputValues), "
-            + "W3 (Sleep 50 ms), W4 (Sleep 5 s); default ${DEFAULT-VALUE}")
+            + "W3 (Sleep 50 ms), W4 (Sleep 5 s), W5 (Kestra's loop: ForEach over 100 values, 101 task runs), "
+            + "W6 (Kestra's branches: five If, each with a Log, 10 task runs); default ${DEFAULT-VALUE}")
     Workload workload;
 
-    @Option(names = "--rates", split = ",", defaultValue = "50,100,200,400,800,1600",
-            description = "Offered rates in executions/s, measured in order (default ${DEFAULT-VALUE})")
+    @Option(names = "--rates", split = ",", converter = RateConverter.class,
+            description = "Offered rates in executions/s (or per minute: 100/min), measured in order (default: the "
+                    + "workload's standard sweep: W1-W4 50,100,200,400,800,1600; W5 1,2,5,10,15,20; "
+                    + "W6 100,200,400,800,1600,3200,6400/min)")
     List<Double> rates;
 
     @Option(names = "--warmup", defaultValue = "10s", converter = DurationConverter.class,
@@ -62,16 +66,16 @@ public final class BenchCommand implements Callable<Integer> {
                     + "for about 120 s (default ${DEFAULT-VALUE})")
     Duration warmupMax;
 
-    @Option(names = "--duration", defaultValue = "15s", converter = DurationConverter.class,
-            description = "Measurement window per rate (default ${DEFAULT-VALUE})")
+    @Option(names = "--duration", converter = DurationConverter.class,
+            description = "Measurement window per rate (default 15s; 60s for W5 and W6, whose rates are a few per second)")
     Duration duration;
 
     @Option(names = "--floor-duration", defaultValue = "3s", converter = DurationConverter.class,
             description = "Kafka-floor window per rate (default ${DEFAULT-VALUE})")
     Duration floorDuration;
 
-    @Option(names = "--drain", defaultValue = "10s", converter = DurationConverter.class,
-            description = "How long to wait for a window's last executions (default ${DEFAULT-VALUE})")
+    @Option(names = "--drain", converter = DurationConverter.class,
+            description = "How long to wait for a window's last executions (default 10s; 30s for W5)")
     Duration drain;
 
     @Option(names = "--via", defaultValue = "kafka", description = "kafka (create commands) or rest (the gateway); default ${DEFAULT-VALUE}")
@@ -116,6 +120,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--set", description = "Any other engine setting for every run, key=value (as for the engine)")
     Map<String, String> extra = new LinkedHashMap<>();
 
+    @Option(names = "--engine-jar", split = ",", description = "Engine builds to compare, label=path or path (labelled by "
+            + "file name), e.g. before=/tmp/before/app/target/millrace.jar,after=app/target/millrace.jar: one engine per "
+            + "jar and setting (default: this build)")
+    List<String> engineJars = List.of();
+
     @Option(names = "--vary", description = "Any other engine setting to compare, key=value1,value2 (repeatable), "
             + "e.g. kafka.producer.linger.ms=0,1")
     Map<String, String> vary = new LinkedHashMap<>();
@@ -134,7 +143,22 @@ public final class BenchCommand implements Callable<Integer> {
         lists.put("partitions", partitions);
         lists.put("worker-concurrency", workerConcurrency);
         vary.forEach((key, values) -> lists.put(key, List.of(values.split(","))));
-        return Setting.combinations(lists, executors, extra);
+        return Setting.combinations(lists, executors, builds(), extra);
+    }
+
+    List<EngineBuild> builds() {
+        try {
+            return EngineBuild.parse(engineJars);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
+    }
+
+    /** The sweep to run: the rates, window and drain given, else the workload's standard ones. */
+    Workload.SweepShape sweep() {
+        Workload.SweepShape standard = workload.standardSweep();
+        return new Workload.SweepShape(rates != null ? rates : standard.ratesPerS(),
+                duration != null ? duration : standard.duration(), drain != null ? drain : standard.drain());
     }
 
     @Override
@@ -144,13 +168,27 @@ public final class BenchCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "A running engine has one setting: give lists of settings only when the harness starts the engine");
         }
+        if (bootstrapServers != null && !engineJars.isEmpty()) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--engine-jar starts engines from jars: it cannot go with a running engine (--bootstrap-servers)");
+        }
+        for (EngineBuild build : builds()) {
+            try {
+                build.requireJar();
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+            }
+        }
         if (via == Via.rest && bootstrapServers != null && api == null) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--via rest against a running engine needs --api");
         }
         Path results = out != null ? out : Path.of("results", "bench-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(results);
-        System.out.printf(Locale.ROOT, "Millrace bench: %s via %s, rates %s, %d setting(s); results in %s%n", workload, via, rates,
-                settings.size(), results.toAbsolutePath());
+        Workload.SweepShape sweep = sweep();
+        System.out.printf(Locale.ROOT, "Millrace bench: %s via %s, rates %s/s, %s a rate, %d setting(s); results in %s%n",
+                workload, via, sweep.ratesPerS().stream().map(Sweep::rate).toList(), sweep.duration(), settings.size(),
+                results.toAbsolutePath());
+        builds().forEach(build -> System.out.println("Engine " + build.label() + ": " + build.jar().toAbsolutePath()));
         long memoryMb = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
                 .getOperatingSystemMXBean()).getTotalMemorySize() >> 20;
         System.out.printf(Locale.ROOT, "Machine: %d cores, %d MiB memory, Java %s%n",
@@ -159,7 +197,8 @@ public final class BenchCommand implements Callable<Integer> {
         int n = 0;
         for (Setting setting : settings) {
             n++;
-            all.addAll(bootstrapServers != null ? runAgainstRunning(setting) : runSelfStarted(setting, results.resolve("logs-" + n)));
+            all.addAll(bootstrapServers != null ? runAgainstRunning(setting, sweep)
+                    : runSelfStarted(setting, sweep, results.resolve("logs-" + n)));
             Report.write(results, all);
         }
         System.out.println();
@@ -168,25 +207,26 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    private List<RateResult> runAgainstRunning(Setting setting) throws Exception {
+    private List<RateResult> runAgainstRunning(Setting setting, Workload.SweepShape sweep) throws Exception {
         try (EngineProbe probe = enginePids.isEmpty() ? EngineProbe.none() : EngineProbe.attach(enginePids)) {
             String guarantee = setting.guarantee("unknown");
-            return measure(setting, guarantee, bootstrapServers, api, probe, () -> Double.NaN);
+            return measure(setting, sweep, guarantee, bootstrapServers, api, probe, () -> Double.NaN);
         }
     }
 
-    private List<RateResult> runSelfStarted(Setting setting, Path logs) throws Exception {
+    private List<RateResult> runSelfStarted(Setting setting, Workload.SweepShape sweep, Path logs) throws Exception {
         System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
-        try (EngineProcess engine = EngineProcess.start(engineMainClass, logs, setting.engineSettings(topicPrefix), setting.executors());
+        try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), logs,
+                setting.engineSettings(topicPrefix), setting.executors());
              EngineProbe probe = EngineProbe.attach(engine.pids())) {
             // the engine inherits this environment, so its default guarantee may come from there
             String guarantee = setting.guarantee(System.getenv().getOrDefault("MILLRACE_PROCESSING_GUARANTEE", "exactly_once_v2"));
-            return measure(setting, guarantee, engine.bootstrapServers(), engine.api(), probe, engine::storeMb);
+            return measure(setting, sweep, guarantee, engine.bootstrapServers(), engine.api(), probe, engine::storeMb);
         }
     }
 
-    private List<RateResult> measure(Setting setting, String guarantee, String servers, URI engineApi, EngineProbe probe,
-            java.util.function.DoubleSupplier storeMb) throws Exception {
+    private List<RateResult> measure(Setting setting, Workload.SweepShape sweep, String guarantee, String servers,
+            URI engineApi, EngineProbe probe, java.util.function.DoubleSupplier storeMb) throws Exception {
         Topics topics = new Topics(topicPrefix);
         String runId = "bench" + UUID.randomUUID().toString().substring(0, 8);
         String flowId = deploy(servers, engineApi, topics, runId);
@@ -220,8 +260,8 @@ public final class BenchCommand implements Callable<Integer> {
                     return floor;
                 }
             };
-            var plan = new Sweep.Plan(workload, guarantee, setting.describe(), rates, warmup, warmupMax, duration,
-                    floorDuration, drain);
+            var plan = new Sweep.Plan(workload, guarantee, setting.describe(), sweep.ratesPerS(), warmup, warmupMax,
+                    sweep.duration(), floorDuration, sweep.drain());
             return Sweep.run(plan, engine, line -> System.out.println("  " + line));
         } finally {
             floor.delete();
@@ -257,6 +297,20 @@ public final class BenchCommand implements Callable<Integer> {
                     FlowMapper.toRecord(flow, Instant.now()))).get(30, TimeUnit.SECONDS);
         }
         return flowId;
+    }
+
+    /** Parses a rate in executions/s ({@code 50}, {@code 33.34}, {@code 50/s}) or per minute ({@code 100/min}). */
+    static final class RateConverter implements CommandLine.ITypeConverter<Double> {
+        @Override
+        public Double convert(String value) {
+            var m = java.util.regex.Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(/s|/min)?").matcher(value.trim());
+            double rate = m.matches() ? Double.parseDouble(m.group(1)) : 0;
+            if (!(rate > 0)) {
+                throw new CommandLine.TypeConversionException("'" + value
+                        + "' is not a rate such as 50, 33.34 (executions/s) or 100/min");
+            }
+            return "/min".equals(m.group(2)) ? rate / 60 : rate;
+        }
     }
 
     /** Parses 10s, 500ms, 2m, 1h or ISO-8601 (PT10S). */

@@ -18,8 +18,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A standalone engine started by the harness in its own JVM (so its CPU and heap are its own), plus any extra
- * executor instances against the same embedded broker. Their data lives in a temporary folder; output goes to log
+ * A standalone engine started by the harness in its own JVM (so its CPU and heap are its own), from the harness's
+ * own build or a given jar, plus any extra executor instances of the same build against the same embedded broker. Their data lives in a temporary folder; output goes to log
  * files in the results folder. The processes are stopped and the data deleted on {@link #close()}, or by a shutdown
  * hook when the harness itself is stopped (SIGTERM, SIGINT), so an ended harness never leaves an engine behind.
  */
@@ -45,10 +45,11 @@ final class EngineProcess implements AutoCloseable {
     }
 
     /**
-     * Starts {@code mainClass standalone} from this JVM's classpath with {@code settings} (as {@code --set}), data
-     * in a new temporary folder, then {@code executors - 1} more executor processes; waits until the engine is up.
+     * Starts {@code standalone} from {@code build} (its jar, or {@code mainClass} from this JVM's classpath) with
+     * {@code settings} (as {@code --set}), data in a new temporary folder, then {@code executors - 1} more executor
+     * processes of the same build; waits until the engine is up.
      */
-    static EngineProcess start(String mainClass, Path logDir, Map<String, String> settings, int executors)
+    static EngineProcess start(String mainClass, EngineBuild build, Path logDir, Map<String, String> settings, int executors)
             throws IOException, InterruptedException, TimeoutException {
         Files.createDirectories(logDir);
         Path workDir = Files.createTempDirectory("millrace-bench");
@@ -63,7 +64,7 @@ final class EngineProcess implements AutoCloseable {
                     "--kafka-port", Integer.toString(freePort())));
             addSettings(args, settings);
             Path standaloneLog = logDir.resolve("engine-standalone.log");
-            Process standalone = launch(mainClass, args, standaloneLog);
+            Process standalone = launch(command(mainClass, build, args), standaloneLog);
             processes.add(standalone);
             Matcher m = awaitUp(standalone, standaloneLog);
             URI api = URI.create(m.group(1));
@@ -73,7 +74,8 @@ final class EngineProcess implements AutoCloseable {
                 stateDirs.add(state);
                 var executorArgs = new ArrayList<>(List.of("executor", "--bootstrap-servers", bootstrap, "--set", "state-dir=" + state));
                 addSettings(executorArgs, settings);
-                processes.add(launch(mainClass, executorArgs, logDir.resolve("engine-executor-" + i + ".log")));
+                Path executorLog = logDir.resolve("engine-executor-" + i + ".log");
+                processes.add(launch(command(mainClass, build, executorArgs), executorLog));
             }
             return new EngineProcess(processes, workDir, stopOnExit, stateDirs, api, bootstrap);
         } catch (IOException | InterruptedException | TimeoutException | RuntimeException e) {
@@ -148,14 +150,20 @@ final class EngineProcess implements AutoCloseable {
         });
     }
 
+    /** The command line of one engine process: this JVM's {@code java}, the build's launch arguments, then {@code args}. */
+    static List<String> command(String mainClass, EngineBuild build, List<String> args) {
+        var command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(build.launchArguments(mainClass));
+        command.addAll(args);
+        return command;
+    }
+
     /**
      * Starts a JVM whose output goes straight to {@code log} (the kernel writes it: a slow reader can never block
      * the engine's logging).
      */
-    private static Process launch(String mainClass, List<String> args, Path log) throws IOException {
-        var command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), mainClass));
-        command.addAll(args);
+    private static Process launch(List<String> command, Path log) throws IOException {
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 

@@ -3,7 +3,7 @@ package io.millrace.bench;
 /**
  * What one measurement window at one offered rate gave, for one engine setting.
  *
- * @param workload        W1..W4
+ * @param workload        W1..W6
  * @param guarantee       the executor's processing guarantee
  * @param settings        the other settings of this run, {@code key=value} joined by spaces ("" for defaults)
  * @param offeredPerS     executions started per second, on schedule
@@ -15,13 +15,14 @@ package io.millrace.bench;
  * @param floorEosP50Ms   median latency of a plain hop followed by an exactly-once hop (a transaction committed at
  *                        once) at the same rate, same broker; NaN when not measured (at-least-once)
  * @param hops            Kafka hops one execution of the workload needs end to end
+ * @param taskRuns        task runs the engine creates for one successful execution of the workload
  * @param engineCpu       CPU of the engine processes over the second half of the window, in total and per part
  * @param engineHeapMb    live heap of the engine processes after the window, in MiB; NaN when unknown
  * @param storeMb         size on disk of the engine's state directories after the window, in MiB; NaN when unknown
  */
 public record RateResult(String workload, String guarantee, String settings, double offeredPerS, double achievedPerS,
         double p50Ms, double p90Ms, double p99Ms, double p999Ms, double maxMs, long failures, double floorP50Ms,
-        double floorEosP50Ms, int hops, CpuUse engineCpu, double engineHeapMb, double storeMb) {
+        double floorEosP50Ms, int hops, int taskRuns, CpuUse engineCpu, double engineHeapMb, double storeMb) {
 
     /**
      * The floor of the whole flow: one hop's median latency times the hops the workload needs; under exactly-once the
@@ -30,6 +31,11 @@ public record RateResult(String workload, String guarantee, String settings, dou
      */
     public double flowFloorMs() {
         return Double.isNaN(floorEosP50Ms) ? floorP50Ms * hops : floorP50Ms * (hops - 2) + floorEosP50Ms;
+    }
+
+    /** Task runs of the achieved executions per second: the engine's work in units that do not depend on the flow. */
+    public double taskRunsPerS() {
+        return achievedPerS * taskRuns;
     }
 
     /** CPU of the engine processes, in percent of one core; NaN when unknown. */

@@ -28,7 +28,7 @@ import java.util.stream.Stream;
 public final class Report {
 
     private static final List<String> MARKDOWN_HEADER = List.of("workload", "guarantee", "settings", "offered/s",
-            "achieved/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "failures", "floor p50 ms",
+            "achieved/s", "task runs/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "failures", "floor p50 ms",
             "EO floor p50 ms", "flow floor ms", "CPU %", "heap MiB", "store MiB");
     private static final List<String> CPU_HEADER = Stream.concat(
             Stream.of("workload", "guarantee", "settings", "offered/s", "total"),
@@ -38,7 +38,7 @@ public final class Report {
 
     /** Scripts read columns by name; the first eleven are a contract and keep their order. */
     static final String CSV_HEADER = "workload,guarantee,offered_per_s,achieved_per_s,p50_ms,p90_ms,p99_ms,p999_ms,"
-            + "max_ms,failures,floor_p50_ms,floor_eos_p50_ms,hops,flow_floor_ms,engine_cpu_pct,"
+            + "max_ms,failures,floor_p50_ms,floor_eos_p50_ms,hops,task_runs,task_runs_per_s,flow_floor_ms,engine_cpu_pct,"
             + Stream.of(EnginePart.values()).map(part -> "cpu_" + part.name().toLowerCase(Locale.ROOT) + "_pct,")
                     .collect(Collectors.joining())
             + "engine_heap_mb,store_mb,settings";
@@ -97,10 +97,10 @@ public final class Report {
 
     private static List<String> markdownCells(RateResult r) {
         return List.of(markdownText(r.workload()), markdownText(r.guarantee()), markdownText(r.settings()),
-                decimal(r.offeredPerS(), 1), decimal(r.achievedPerS(), 1), millis(r.p50Ms()), millis(r.p90Ms()),
-                millis(r.p99Ms()), millis(r.p999Ms()), millis(r.maxMs()), Long.toString(r.failures()),
-                millis(r.floorP50Ms()), millis(r.floorEosP50Ms()), millis(r.flowFloorMs()), decimal(r.engineCpuPct(), 1),
-                decimal(r.engineHeapMb(), 1), decimal(r.storeMb(), 1));
+                decimal(r.offeredPerS(), 1), decimal(r.achievedPerS(), 1), decimal(r.taskRunsPerS(), 1),
+                millis(r.p50Ms()), millis(r.p90Ms()), millis(r.p99Ms()), millis(r.p999Ms()), millis(r.maxMs()),
+                Long.toString(r.failures()), millis(r.floorP50Ms()), millis(r.floorEosP50Ms()), millis(r.flowFloorMs()),
+                decimal(r.engineCpuPct(), 1), decimal(r.engineHeapMb(), 1), decimal(r.storeMb(), 1));
     }
 
     private static List<String> cpuCells(RateResult r) {
@@ -158,7 +158,8 @@ public final class Report {
         return String.join(",", csvText(r.workload()), csvText(r.guarantee()), csvNumber(r.offeredPerS()),
                 csvNumber(r.achievedPerS()), csvNumber(r.p50Ms()), csvNumber(r.p90Ms()), csvNumber(r.p99Ms()),
                 csvNumber(r.p999Ms()), csvNumber(r.maxMs()), Long.toString(r.failures()), csvNumber(r.floorP50Ms()),
-                csvNumber(r.floorEosP50Ms()), Integer.toString(r.hops()), csvNumber(r.flowFloorMs()), csvNumber(r.engineCpuPct()),
+                csvNumber(r.floorEosP50Ms()), Integer.toString(r.hops()), Integer.toString(r.taskRuns()),
+                csvNumber(r.taskRunsPerS()), csvNumber(r.flowFloorMs()), csvNumber(r.engineCpuPct()),
                 Stream.of(EnginePart.values()).map(part -> csvNumber(r.engineCpu().pct(part)))
                         .collect(Collectors.joining(",")),
                 csvNumber(r.engineHeapMb()), csvNumber(r.storeMb()), csvText(r.settings()));

@@ -8,9 +8,9 @@ import java.util.stream.Collectors;
 
 /**
  * One engine configuration of a comparison: the settings given on the bench command line (one value of each
- * list) plus the number of executor instances.
+ * list), the number of executor instances and the engine build that runs.
  */
-record Setting(Map<String, String> varied, Map<String, String> fixed, int executors) {
+record Setting(Map<String, String> varied, Map<String, String> fixed, int executors, EngineBuild build) {
     private static final String GUARANTEE = "processing-guarantee";
 
     Setting {
@@ -19,10 +19,12 @@ record Setting(Map<String, String> varied, Map<String, String> fixed, int execut
     }
 
     /**
-     * Every combination of the listed values, in order (the first key varies slowest); an empty list leaves the
-     * setting at the engine's default.
+     * Every combination of the listed values, in order (the first key varies slowest, the build fastest, so that the
+     * builds of one setting run one right after the other); an empty list leaves the setting at the engine's default,
+     * no builds the harness's own.
      */
-    static List<Setting> combinations(Map<String, ? extends List<?>> lists, List<Integer> executors, Map<String, String> fixed) {
+    static List<Setting> combinations(Map<String, ? extends List<?>> lists, List<Integer> executors,
+            List<EngineBuild> builds, Map<String, String> fixed) {
         List<Map<String, String>> combos = new ArrayList<>();
         combos.add(new LinkedHashMap<>());
         for (var entry : lists.entrySet()) {
@@ -40,13 +42,16 @@ record Setting(Map<String, String> varied, Map<String, String> fixed, int execut
             combos = next;
         }
         List<Integer> counts = executors.isEmpty() ? List.of(1) : executors;
+        List<EngineBuild> engines = builds.isEmpty() ? List.of(EngineBuild.OWN) : builds;
         var settings = new ArrayList<Setting>();
         for (Map<String, String> combo : combos) {
             for (int count : counts) {
                 if (count < 1) {
                     throw new IllegalArgumentException("--executors must be at least 1, got " + count);
                 }
-                settings.add(new Setting(combo, fixed, count));
+                for (EngineBuild build : engines) {
+                    settings.add(new Setting(combo, fixed, count, build));
+                }
             }
         }
         return settings;
@@ -64,10 +69,14 @@ record Setting(Map<String, String> varied, Map<String, String> fixed, int execut
         return varied.getOrDefault(GUARANTEE, fixed.getOrDefault(GUARANTEE, otherwise));
     }
 
-    /** The settings that tell this run apart, sorted, guarantee excluded (it has its own column). */
+    /**
+     * The settings that tell this run apart, sorted, guarantee excluded (it has its own column); {@code engine=label}
+     * when a jar runs.
+     */
     String describe() {
         var parts = new java.util.TreeMap<String, String>(fixed);
         parts.putAll(varied);
+        parts.putAll(build.describe());
         parts.remove(GUARANTEE);
         if (executors > 1) {
             parts.put("executors", Integer.toString(executors));

@@ -82,18 +82,18 @@ final class Sweep {
             FloorProbe.Floor floor = engine.floor().measure(rate, plan.floorDuration(), plan.exactlyOnce());
             double floorEos = plan.exactlyOnce() ? floor.exactlyOnce().percentileMs(50) : Double.NaN;
             var result = new RateResult(plan.workload().name(), plan.guarantee(), plan.settings(), rate, achieved,
-                    p50, p90, p99, p999, max, failures, floor.plain().percentileMs(50), floorEos, plan.workload().hops(), cpu,
-                    heapMb, storeMb);
+                    p50, p90, p99, p999, max, failures, floor.plain().percentileMs(50), floorEos, plan.workload().hops(),
+                    plan.workload().taskRuns(), cpu, heapMb, storeMb);
             results.add(result);
             progress.accept(String.format(Locale.ROOT,
-                    "%s %s %s offered %.0f/s achieved %.1f/s p50 %.1f ms p99 %.1f ms failures %d (floor p50 %.2f ms%s,"
-                    + " %d hops: %.1f ms)",
-                    result.workload(), result.guarantee(), result.settings(), rate, achieved, result.p50Ms(), result.p99Ms(),
-                    result.failures(), result.floorP50Ms(),
+                    "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms failures %d"
+                    + " (floor p50 %.2f ms%s, %d hops: %.1f ms)",
+                    result.workload(), result.guarantee(), result.settings(), rate(rate), achieved, result.taskRunsPerS(),
+                    result.p50Ms(), result.p99Ms(), result.failures(), result.floorP50Ms(),
                     plan.exactlyOnce() ? String.format(Locale.ROOT, ", plain and exactly-once hop %.2f ms", floorEos) : "",
                     result.hops(), result.flowFloorMs()));
             if (!result.keptUp()) {
-                progress.accept(String.format(Locale.ROOT, "completions fell behind at %.0f/s: sweep stops", rate));
+                progress.accept("completions fell behind at " + rate(rate) + "/s: sweep stops");
                 break;
             }
         }
@@ -106,7 +106,7 @@ final class Sweep {
      */
     private static void warmUp(Plan plan, Engine engine, Consumer<String> progress) throws InterruptedException {
         double rate = plan.rates().getFirst();
-        progress.accept(String.format(Locale.ROOT, "warm-up: %.0f/s for %s to %s, until the JIT has settled", rate,
+        progress.accept(String.format(Locale.ROOT, "warm-up: %s/s for %s to %s, until the JIT has settled", rate(rate),
                 plan.warmup(), plan.warmupMax()));
         var gate = new WarmupGate(plan.warmup(), plan.warmupMax());
         var warmup = new LatencyWindow();
@@ -139,6 +139,12 @@ final class Sweep {
             return -1;
         }
         return engineMillis + own.getTotalCompilationTime();
+    }
+
+    /** A rate for people: whole rates as they are, others (100/min is 1.67/s) to two decimals. */
+    static String rate(double perSecond) {
+        return perSecond == Math.rint(perSecond) ? String.format(Locale.ROOT, "%.0f", perSecond)
+                : String.format(Locale.ROOT, "%.2f", perSecond);
     }
 
     /** Waits until every execution of the window ended, or the drain time is up. */

@@ -3,16 +3,78 @@ package io.millrace.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The engine a harness started, and its data, do not outlive the harness, however the harness is stopped. */
+/**
+ * The engine a harness started, and its data, do not outlive the harness, however the harness is stopped; an engine
+ * runs from the harness's own classpath or from a given jar.
+ */
 class EngineProcessTest {
+
+    @Test
+    void shouldLaunchTheEngineFromTheGivenJar() {
+        // when
+        List<String> command = EngineProcess.command("io.millrace.app.Millrace",
+                new EngineBuild("before", Path.of("before/millrace.jar")), List.of("standalone", "--port", "0"));
+
+        // then
+        assertThat(command).containsExactly(java(), "--enable-native-access=ALL-UNNAMED", "-jar",
+                Path.of("before/millrace.jar").toAbsolutePath().toString(), "standalone", "--port", "0");
+    }
+
+    @Test
+    void shouldLaunchTheEngineFromTheHarnessClasspathWithoutAJar() {
+        List<String> command = EngineProcess.command("io.millrace.app.Millrace", EngineBuild.OWN, List.of("standalone"));
+
+        assertThat(command).containsExactly(java(), "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), "io.millrace.app.Millrace", "standalone");
+    }
+
+    @Test
+    void shouldRunAnEngineFromAJarUntilClosed(@TempDir Path dir) throws Exception {
+        // given: a runnable jar whose engine says it is up the way the standalone engine does
+        Path jar = fakeEngineJar(dir.resolve("fake-engine.jar"));
+
+        // when
+        ProcessHandle process;
+        try (EngineProcess engine = EngineProcess.start("not.on.the.Classpath", new EngineBuild("fake", jar),
+                dir.resolve("logs"), Map.of("poll-ms", "3"), 1)) {
+            // then
+            assertThat(engine.api()).hasToString("http://localhost:1/");
+            assertThat(engine.bootstrapServers()).isEqualTo("localhost:2");
+            process = ProcessHandle.of(engine.pids().getFirst()).orElseThrow();
+            assertThat(process.info().arguments().map(List::of).orElseThrow())
+                    .containsSequence("-jar", jar.toAbsolutePath().toString(), "standalone")
+                    .containsSequence("--set", "poll-ms=3");
+        }
+        assertThat(process.isAlive()).as("the engine after close").isFalse();
+    }
+
+    /** A jar holding {@link FakeEngine} as its main class, as the app module's jar holds the launcher. */
+    private static Path fakeEngineJar(Path jar) throws Exception {
+        var manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, FakeEngine.class.getName());
+        String entry = FakeEngine.class.getName().replace('.', '/') + ".class";
+        try (var out = new JarOutputStream(Files.newOutputStream(jar), manifest);
+             InputStream in = FakeEngine.class.getClassLoader().getResourceAsStream(entry)) {
+            out.putNextEntry(new JarEntry(entry));
+            in.transferTo(out);
+            out.closeEntry();
+        }
+        return jar;
+    }
 
     @Test
     void shouldStopTheEngineAndDeleteItsDataWhenTheHarnessIsTerminated(@TempDir Path dir) throws Exception {
@@ -50,7 +112,8 @@ class EngineProcessTest {
     /** Starts an engine, says its process id, then waits to be stopped. */
     public static final class Harness {
         public static void main(String[] args) throws Exception {
-            var engine = EngineProcess.start(FakeEngine.class.getName(), Path.of(args[0]).resolve("logs"), Map.of(), 1);
+            var engine = EngineProcess.start(FakeEngine.class.getName(), EngineBuild.OWN, Path.of(args[0]).resolve("logs"),
+                    Map.of(), 1);
             List<Long> pids = engine.pids();
             System.out.println("engine " + pids.getFirst());
             System.out.flush();
