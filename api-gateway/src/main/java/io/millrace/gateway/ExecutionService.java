@@ -59,7 +59,7 @@ final class ExecutionService {
         }
         String id = Ids.newExecutionId();
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
-        var created = Execution.created(id, namespace, flowId, flow.revision(), inputs, flow.labelsWith(request.labels()), now);
+        var created = Execution.created(id, namespace, flowId, flow.revision(), inputs, flow.executionLabels(request.labels(), id), now);
         // The given inputs, not the resolved ones: the executor resolves them again and stays the authority.
         var command = new CreateExecution(id, namespace, flowId, flow.revision(), request.inputs(), request.labels(), now);
 

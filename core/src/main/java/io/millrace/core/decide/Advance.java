@@ -13,6 +13,7 @@ import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.expression.ExpressionException;
 import io.millrace.core.expression.Expressions;
+import io.millrace.core.expression.Truth;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.Flowable;
 import io.millrace.core.flow.OutputDef;
@@ -271,7 +272,7 @@ final class Advance {
         if (task.options().runIf() != null) {
             try {
                 String rendered = expressions.render(task.options().runIf(), variables(run, task));
-                if (!Behaviours.isTrue(rendered)) {
+                if (!Truth.isTruthy(rendered)) {
                     complete(run, State.SKIPPED, Map.of(), null);
                     return;
                 }

@@ -3,6 +3,7 @@ package io.millrace.core.decide;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.millrace.core.execution.State;
+import io.millrace.core.expression.Truth;
 import io.millrace.core.flow.AllowFailure;
 import io.millrace.core.flow.Flowable;
 import io.millrace.core.flow.ForEach;
@@ -16,14 +17,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /** The registry of flowable behaviours, one per flowable type. */
 final class Behaviours {
     /** The most iterations a ForEach may have: more fails it, rather than the executor. */
     static final int MAX_ITERATIONS = 10_000;
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<String> FALSE = Set.of("false", "0", "-0", "");
 
     private final Map<Class<? extends Flowable>, FlowableBehaviour<? extends Flowable>> byType = new HashMap<>();
 
@@ -42,7 +41,7 @@ final class Behaviours {
             }
         });
         register(If.class, (task, scope) ->
-                Plan.sequence(isTrue(scope.render(task.condition())) ? task.then() : task.otherwise()));
+                Plan.sequence(Truth.isTruthy(scope.render(task.condition())) ? task.then() : task.otherwise()));
         register(Switch.class, new FlowableBehaviour<>() {
             @Override
             public Plan plan(Switch task, Scope scope) throws Scope.Failure {
@@ -93,11 +92,6 @@ final class Behaviours {
             throw new IllegalStateException("Expected a behaviour for " + task.type() + ", but none is registered");
         }
         return behaviour;
-    }
-
-    /** Kestra's truth: a rendered condition is false when it is "false", "0", "-0" or empty, true otherwise. */
-    static boolean isTrue(String rendered) {
-        return rendered != null && !FALSE.contains(rendered.trim());
     }
 
     /**

@@ -19,8 +19,8 @@ import java.util.Map;
  * and {@code parents}.
  */
 public final class Contexts {
-    /** Where {@code errorLogs()} finds the errors of the execution's failed task runs. */
-    public static final String ERROR_LOGS = "__errorLogs";
+    /** The most error entries {@code errorLogs()} lists, the oldest first. */
+    static final int MAX_ERROR_LOGS = 25;
 
     private Contexts() {
     }
@@ -74,10 +74,10 @@ public final class Contexts {
                 .flow(flow.namespace(), flow.id(), flow.revision())
                 .inputs(execution.inputs())
                 .put("outputs", outputs(execution, index, view))
-                .labels(execution.labels())
-                .put(ERROR_LOGS, errorLogs(execution));
+                .put("labels", nestedLabels(execution.labels()))
+                .errorLogs(errorLogs(execution));
         if (!flow.variables().isEmpty()) {
-            builder.put("vars", flow.variables());
+            builder.vars(flow.variables());
         }
         return builder;
     }
@@ -93,15 +93,12 @@ public final class Contexts {
         if (run.iteration() != null) {
             taskRun.put("iteration", run.iteration());
         }
-        List<Map<String, Object>> parents = parents(index, view, run);
-        Variables.Builder builder = execution(execution, index, view, flow)
+        // value is there even when null, so "{{ taskrun.value }}" renders empty outside loops instead of failing
+        return execution(execution, index, view, flow)
                 .task(task.id(), task.type())
                 .put("taskrun", Collections.unmodifiableMap(taskRun))
-                .put("parents", parents);
-        if (!parents.isEmpty()) {
-            builder.put("parent", parents.getFirst());
-        }
-        return builder.build();
+                .parents(parents(index, view, run))
+                .build();
     }
 
     /** The variables a worker task's attempt sees: the run's, with {@code taskrun.attemptsCount} the attempts before. */
@@ -128,10 +125,34 @@ public final class Contexts {
         return parents;
     }
 
+    /**
+     * Labels as expressions see them: a dotted key is also reachable by its parts, so {@code system.correlationId}
+     * renders as {@code labels.system.correlationId}.
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> nestedLabels(Map<String, String> labels) {
+        var nested = new LinkedHashMap<String, Object>(labels);
+        labels.forEach((key, value) -> {
+            String[] parts = key.split("\\.");
+            Map<String, Object> node = nested;
+            for (int i = 0; i < parts.length - 1 && node != null; i++) {
+                Object child = node.computeIfAbsent(parts[i], p -> new LinkedHashMap<String, Object>());
+                node = child instanceof Map<?, ?> map ? (Map<String, Object>) map : null;
+            }
+            if (node != null && parts.length > 1) {
+                node.putIfAbsent(parts[parts.length - 1], value);
+            }
+        });
+        return nested;
+    }
+
     /** The errors of the execution's failed task runs, as {@code errorLogs()} lists them. */
     private static List<Map<String, Object>> errorLogs(Execution execution) {
         var logs = new ArrayList<Map<String, Object>>();
         for (TaskRun run : execution.taskRuns()) {
+            if (logs.size() == MAX_ERROR_LOGS) {
+                break;
+            }
             if (run.error() != null && (run.state() == State.FAILED || run.state() == State.RETRYING)) {
                 var log = new LinkedHashMap<String, Object>();
                 log.put("taskId", run.taskId());

@@ -208,12 +208,12 @@ public final class Decider {
             inputs = Inputs.resolve(flow.inputs(), create.inputs());
         } catch (Inputs.InvalidInputsException e) {
             step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
-                    create.inputs(), flow.labelsWith(create.labels()), now));
+                    create.inputs(), flow.executionLabels(create.labels(), create.executionId()), now));
             advance.endExecution(new ExecutionCompleted(State.FAILED, null, e.getMessage(), now));
             return step.decision();
         }
         step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
-                inputs, flow.labelsWith(create.labels()), now));
+                inputs, flow.executionLabels(create.labels(), create.executionId()), now));
         step.emit(new ExecutionStateChanged(State.RUNNING, now));
         advance.touch(null);
         advance.run();

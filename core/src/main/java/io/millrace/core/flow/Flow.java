@@ -61,10 +61,17 @@ public record Flow(
                 disabled, source, index);
     }
 
-    /** An execution's labels: the flow's, overridden by those given when it was started. */
-    public Map<String, String> labelsWith(Map<String, String> given) {
+    /** The label that ties executions started from one another together; a new execution's own id by default. */
+    public static final String CORRELATION_ID = "system.correlationId";
+
+    /**
+     * A new execution's labels: the flow's, overridden by those given when it was started, and
+     * {@value #CORRELATION_ID} (its own id unless given).
+     */
+    public Map<String, String> executionLabels(Map<String, String> given, String executionId) {
         var merged = new LinkedHashMap<>(labels);
         merged.putAll(given);
+        merged.putIfAbsent(CORRELATION_ID, executionId);
         return merged;
     }
 

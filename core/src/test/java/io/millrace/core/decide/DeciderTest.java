@@ -203,7 +203,24 @@ class DeciderTest {
                     null, Map.of(), Map.of("team", "ops", "run", "nightly"), T0));
 
             // then
-            assertThat(driver.execution().labels()).containsOnly(Map.entry("team", "ops"), Map.entry("run", "nightly"));
+            assertThat(driver.execution().labels()).containsOnly(Map.entry("team", "ops"), Map.entry("run", "nightly"),
+                    Map.entry("system.correlationId", EXECUTION_ID));
+        }
+
+        @Test
+        void shouldKeepAGivenCorrelationIdAndShowDottedLabelsNestedToExpressions() {
+            // given
+            var driver = ExecutionDriver.flow(LINEAR);
+
+            // when
+            driver.decide(new io.millrace.core.command.CreateExecution(EXECUTION_ID, "io.millrace.tests", "linear",
+                    null, Map.of(), Map.of("system.correlationId", "root-1"), T0));
+
+            // then
+            assertThat(driver.execution().labels()).containsEntry("system.correlationId", "root-1");
+            assertThat(Contexts.nestedLabels(driver.execution().labels()))
+                    .containsEntry("system", Map.of("correlationId", "root-1"))
+                    .containsEntry("system.correlationId", "root-1");
         }
 
         @Test
