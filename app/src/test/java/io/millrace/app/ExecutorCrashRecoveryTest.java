@@ -5,14 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.command.CreateExecution;
-import io.millrace.core.flow.FlowParser;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.AttemptRecord;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionCompletedEvent;
+import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.StateValue;
+import io.millrace.serdes.avro.TaskRunRecord;
 import io.millrace.worker.Worker;
 import java.io.File;
 import java.nio.file.Files;
@@ -20,11 +23,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -37,70 +43,87 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Kills the executor process with SIGKILL while 200 executions are in flight, starts it again and checks that every
- * execution reached exactly one outcome, SUCCESS. Under exactly-once each ends with exactly one ExecutionCompleted
- * event; under at-least-once the terminal snapshot may be sent again after the crash, so the check reads the
- * executions topic and asks for one outcome per execution, none missing.
+ * Kills the executor process with SIGKILL while executions of one {@link CrashFlow} are in flight, starts it again and
+ * checks that every execution reached exactly one outcome, SUCCESS, with the task runs and attempts it has without a
+ * kill. Under exactly-once each ends with exactly one ExecutionCompleted event; under at-least-once the terminal
+ * snapshot may be sent again after the crash, so the check reads the executions topic and asks for one outcome per
+ * execution, none missing.
  */
 class ExecutorCrashRecoveryTest {
-    private static final int EXECUTIONS = 200;
     private static final Set<String> TERMINAL = Set.of("SUCCESS", "WARNING", "FAILED", "KILLED");
-    private static final String FLOW = """
-            id: crash
-            namespace: test.crash
-            tasks:
-              - id: first
-                type: io.kestra.plugin.core.output.OutputValues
-                values:
-                  n: "{{ inputs.n }}"
-              - id: second
-                type: io.kestra.plugin.core.log.Log
-                message: "done {{ outputs.first.values.n }}"
-            inputs:
-              - id: n
-                type: INT
-            """;
 
     @TempDir
     Path stateDir;
 
-    @ParameterizedTest
-    @ValueSource(strings = {"exactly_once_v2", "at_least_once"})
-    void shouldCompleteEveryExecutionOnceAcrossAnExecutorKill(String guarantee) throws Exception {
+    static Stream<Arguments> guaranteesAndFlows() {
+        return Stream.of("exactly_once_v2", "at_least_once")
+                .flatMap(guarantee -> Stream.of(CrashFlow.values()).map(flow -> Arguments.of(guarantee, flow)));
+    }
+
+    @ParameterizedTest(name = "{1} under {0}")
+    @MethodSource("guaranteesAndFlows")
+    void shouldCompleteEveryExecutionOnceAcrossAnExecutorKill(String guarantee, CrashFlow flow) throws Exception {
         // given
         Map<String, String> settings = TestEngines.settings("crash", stateDir, "lease", "PT10S",
                 "kafka.consumer.session.timeout.ms", "6000", "processing-guarantee", guarantee);
         MillraceConfig config = ConfigLoader.load(Map.of(), settings, null);
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, topics.executorTopics(List.of(config.workerGroup())));
-        publishFlow(config, topics);
-        File log = new File(System.getProperty("java.io.tmpdir"), "millrace-crash-executor-" + guarantee + ".log");
+        publishFlow(config, topics, flow);
+        File log = new File(System.getProperty("java.io.tmpdir"),
+                "millrace-crash-executor-" + guarantee + "-" + flow.name().toLowerCase() + ".log");
         Files.deleteIfExists(log.toPath());
         Process executor = startExecutor(settings, log);
-        try (Worker worker = Worker.start(config); var outcomes = new Outcomes(config, topics)) {
-            // when: executions are started over ~4 s, and the executor is killed once some have completed
-            var starter = Thread.ofVirtual().start(() -> startExecutions(config, topics));
-            outcomes.await(20, Duration.ofSeconds(120));
+        try (Worker worker = Worker.start(config); var outcomes = new Outcomes(config, topics, flow)) {
+            // when: executions are started over ~4 s, and the executor is killed once a tenth have completed
+            var starter = Thread.ofVirtual().start(() -> startExecutions(config, topics, flow));
+            outcomes.await(flow.executions / 10, Duration.ofSeconds(120));
             executor.destroyForcibly().waitFor();
             int beforeKill = outcomes.endings.size();
             executor = startExecutor(settings, log);
             starter.join();
-            outcomes.await(EXECUTIONS, Duration.ofSeconds(180));
+            outcomes.await(flow.executions, Duration.ofSeconds(180));
             outcomes.drain(Duration.ofSeconds(3));
 
-            // then: none lost, each ended once and in SUCCESS
-            assertThat(beforeKill).isLessThan(EXECUTIONS);
-            assertThat(outcomes.endings).as(() -> history(config, topics, outcomes.missing())).hasSize(EXECUTIONS);
+            // then: none lost, each ended once and in SUCCESS, with the runs and attempts of a run without a kill
+            assertThat(beforeKill).isLessThan(flow.executions);
+            assertThat(outcomes.endings).as(() -> history(config, topics, outcomes.missing())).hasSize(flow.executions);
             assertThat(outcomes.endings.values()).allSatisfy(states -> assertThat(states).containsOnly("SUCCESS"));
             if (config.exactlyOnce()) {
                 assertThat(outcomes.endings.values()).allSatisfy(states -> assertThat(states).hasSize(1));
             }
+            assertThat(outcomes.terminalSnapshots.keySet()).isEqualTo(outcomes.endings.keySet());
+            assertThat(outcomes.terminalSnapshots.values()).allSatisfy(snapshots ->
+                    assertThat(snapshots).allSatisfy(execution -> assertRunsAsWithoutAKill(flow, execution)));
         } finally {
             executor.destroyForcibly().waitFor();
         }
+    }
+
+    /**
+     * The runs of each task are as many as the flow makes, all SUCCESS; a run's attempts that were not lost are the
+     * flow's, all FAILED but the last, SUCCESS. Lost attempts are left out: only the executor dies here, not the worker,
+     * but when the executor is down longer than the lease (JVM start plus the 6 s session timeout, on a busy machine),
+     * the restarted executor takes the running attempts for lost and dispatches them again. Those do not change the
+     * outcome: a retried task's {@code taskrun.attemptsCount} counts only attempts that were not lost.
+     */
+    private static void assertRunsAsWithoutAKill(CrashFlow flow, ExecutionRecord execution) {
+        var runs = execution.getTaskRuns();
+        assertThat(runs.stream().collect(Collectors.groupingBy(TaskRunRecord::getTaskId, Collectors.summingInt(r -> 1))))
+                .as("runs per task of %s", execution.getId())
+                .isEqualTo(flow.runsPerTask);
+        assertThat(runs).as("runs of %s", execution.getId()).allSatisfy(run -> {
+            assertThat(run.getState()).isEqualTo(StateValue.SUCCESS);
+            var states = new ArrayList<>(Collections.nCopies(flow.attemptsPerRun(run.getTaskId()) - 1, StateValue.FAILED));
+            states.add(StateValue.SUCCESS);
+            assertThat(run.getAttempts().stream().filter(a -> !a.getLost()).map(AttemptRecord::getState))
+                    .as("attempts not lost of %s", run.getId())
+                    .containsExactlyElementsOf(states);
+        });
     }
 
     /** Starts an executor process; both runs of one test write to the same log. */
@@ -113,21 +136,22 @@ class ExecutorCrashRecoveryTest {
                 .start();
     }
 
-    private static void publishFlow(MillraceConfig config, Topics topics) throws Exception {
-        var flow = new FlowParser().parse(FLOW).withRevision(1);
+    private static void publishFlow(MillraceConfig config, Topics topics, CrashFlow crashFlow) throws Exception {
+        var flow = crashFlow.flow();
         try (var producer = new KafkaProducer<>(producerProps(config), new StringSerializer(), topics.flows().valueSerde().serializer())) {
             producer.send(new ProducerRecord<>(topics.flows().name(), FlowMapper.key(flow.namespace(), flow.id(), 1),
                     FlowMapper.toRecord(flow, Instant.now()))).get();
         }
     }
 
-    private static void startExecutions(MillraceConfig config, Topics topics) {
+    private static void startExecutions(MillraceConfig config, Topics topics, CrashFlow crashFlow) {
+        var flow = crashFlow.flow();
         try (var producer = new KafkaProducer<>(producerProps(config), new StringSerializer(), topics.commands().valueSerde().serializer())) {
-            for (int i = 0; i < EXECUTIONS; i++) {
-                String id = executionId(i);
-                producer.send(new ProducerRecord<>(topics.commands().name(), id, CommandMapper.toRecord(
-                        new CreateExecution(id, "test.crash", "crash", null, Map.of("n", i), Map.of(), Instant.now()))));
-                Thread.sleep(20);
+            for (int i = 0; i < crashFlow.executions; i++) {
+                String id = crashFlow.executionId(i);
+                producer.send(new ProducerRecord<>(topics.commands().name(), id, CommandMapper.toRecord(new CreateExecution(
+                        id, flow.namespace(), flow.id(), null, Map.of("n", i), Map.of(), Instant.now()))));
+                Thread.sleep(crashFlow.startEvery);
             }
             producer.flush();
         } catch (InterruptedException e) {
@@ -162,30 +186,36 @@ class ExecutorCrashRecoveryTest {
         return String.join("\n", lines);
     }
 
-    private static String executionId(int i) {
-        return "exec-" + i;
-    }
-
     private static Map<String, Object> producerProps(MillraceConfig config) {
         return Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all");
     }
 
     /**
      * The outcomes seen so far, execution id to terminal states: from ExecutionCompleted events under exactly-once
-     * (each must come once), from terminal snapshots under at-least-once (a snapshot may be sent again).
+     * (each must come once), from terminal snapshots under at-least-once (a snapshot may be sent again); and under
+     * both, every terminal snapshot of each execution.
      */
     private static final class Outcomes implements AutoCloseable {
         final Map<String, List<String>> endings = new HashMap<>();
-        private final KafkaConsumer<String, Object> consumer;
+        final Map<String, List<ExecutionRecord>> terminalSnapshots = new HashMap<>();
+        private final CrashFlow flow;
+        private final boolean exactlyOnce;
+        private final Map<String, Deserializer<?>> deserializers = new HashMap<>();
+        private final KafkaConsumer<String, byte[]> consumer;
 
-        @SuppressWarnings("unchecked")
-        Outcomes(MillraceConfig config, Topics topics) {
-            Topics.Topic<?> topic = config.exactlyOnce() ? topics.events() : topics.executions();
+        Outcomes(MillraceConfig config, Topics topics, CrashFlow flow) {
+            this.flow = flow;
+            this.exactlyOnce = config.exactlyOnce();
+            deserializers.put(topics.executions().name(), topics.executions().valueSerde().deserializer());
+            if (exactlyOnce) {
+                deserializers.put(topics.events().name(), topics.events().valueSerde().deserializer());
+            }
             consumer = new KafkaConsumer<>(Map.<String, Object>of(
                     ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
                     ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
-                    new StringDeserializer(), (Deserializer<Object>) topic.valueSerde().deserializer());
-            var partitions = consumer.partitionsFor(topic.name()).stream()
+                    new StringDeserializer(), new ByteArrayDeserializer());
+            var partitions = deserializers.keySet().stream()
+                    .flatMap(topic -> consumer.partitionsFor(topic).stream())
                     .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
@@ -193,8 +223,8 @@ class ExecutorCrashRecoveryTest {
 
         Set<String> missing() {
             var ids = new TreeSet<String>();
-            for (int i = 0; i < EXECUTIONS; i++) {
-                ids.add(executionId(i));
+            for (int i = 0; i < flow.executions; i++) {
+                ids.add(flow.executionId(i));
             }
             ids.removeAll(endings.keySet());
             return ids;
@@ -216,17 +246,24 @@ class ExecutorCrashRecoveryTest {
 
         private void poll() {
             for (var record : consumer.poll(Duration.ofMillis(200))) {
-                String state = switch (record.value()) {
+                switch (deserializers.get(record.topic()).deserialize(record.topic(), record.value())) {
                     case EventRecord event when event.getPayload() instanceof ExecutionCompletedEvent completed ->
-                            outcome(completed.getState().name(), completed.getError());
-                    case ExecutionSnapshot snapshot when TERMINAL.contains(snapshot.getExecution().getState().name()) ->
-                            outcome(snapshot.getExecution().getState().name(), snapshot.getExecution().getError());
-                    default -> null;
-                };
-                if (state != null) {
-                    endings.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(state);
+                            end(record.key(), outcome(completed.getState().name(), completed.getError()));
+                    case ExecutionSnapshot snapshot when TERMINAL.contains(snapshot.getExecution().getState().name()) -> {
+                        var execution = snapshot.getExecution();
+                        terminalSnapshots.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(execution);
+                        if (!exactlyOnce) {
+                            end(record.key(), outcome(execution.getState().name(), execution.getError()));
+                        }
+                    }
+                    default -> {
+                    }
                 }
             }
+        }
+
+        private void end(String id, String state) {
+            endings.computeIfAbsent(id, k -> new ArrayList<>()).add(state);
         }
 
         /** The terminal state, with the error when there is one, so that a failed assertion says why. */
@@ -239,5 +276,4 @@ class ExecutorCrashRecoveryTest {
             consumer.close();
         }
     }
-
 }
