@@ -28,6 +28,10 @@ final class ApiException extends RuntimeException {
         return new ApiException(404, message, List.of());
     }
 
+    static ApiException conflict(String message) {
+        return new ApiException(409, message, List.of());
+    }
+
     static ApiException unavailable(String message) {
         return new ApiException(503, message, List.of());
     }

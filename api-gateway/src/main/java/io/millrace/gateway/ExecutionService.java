@@ -19,7 +19,7 @@ import java.util.concurrent.Executor;
 
 /**
  * Starts, kills and reads executions. Starting validates everything it can before producing the
- * command (unknown flow 404, bad inputs 400), so a command on the topic is one the executor accepts.
+ * command (unknown flow 404, disabled flow 409, bad inputs 400), so a command on the topic is one the executor accepts.
  */
 final class ExecutionService {
     /** An answer: HTTP status and JSON body. */
@@ -51,6 +51,9 @@ final class ExecutionService {
      */
     CompletableFuture<Reply> start(String namespace, String flowId, ExecutionRequest request, Optional<Duration> wait) {
         Flow flow = flows.latestFlow(namespace, flowId);
+        if (flow.disabled()) {
+            throw ApiException.conflict("Flow '" + flow.key() + "' is disabled: enable it to start executions");
+        }
         Map<String, Object> inputs;
         try {
             inputs = Inputs.resolve(flow.inputs(), request.inputs());

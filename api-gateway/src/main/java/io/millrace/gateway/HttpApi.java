@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * POST /api/v1/flows                  (YAML)     200 {namespace,id,revision} | 400
  * GET  /api/v1/flows/{namespace}/{id}            200 {namespace,id,revision,source} | 404
  * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra)
- * POST /api/v1/executions/{namespace}/{flowId}   200 | 202 (wait timed out) | 400 | 404
+ * POST /api/v1/executions/{namespace}/{flowId}   200 | 202 (wait timed out) | 400 | 404 | 409 (flow disabled)
  * GET  /api/v1/executions/{id}                   200 | 404
  * </pre>
  */

@@ -140,6 +140,20 @@ class GatewayIntegrationTest {
     }
 
     @Test
+    void shouldAnswer409ForADisabledFlow() {
+        // given
+        api.post("/api/v1/flows", "id: switched-off\nnamespace: " + NAMESPACE + "\ndisabled: true\n"
+                + "tasks:\n  - {id: t, type: log, message: m}\n");
+
+        // when
+        var execution = api.post("/api/v1/executions/" + NAMESPACE + "/switched-off", "");
+
+        // then
+        assertThat(execution.status()).isEqualTo(409);
+        assertThat(execution.json().path("message").asText()).contains("is disabled");
+    }
+
+    @Test
     void shouldRejectInvalidYamlAndUnknownTaskTypesNamingTheProblem() {
         // when
         var broken = api.post("/api/v1/flows", "id: x\nnamespace: [unclosed");
