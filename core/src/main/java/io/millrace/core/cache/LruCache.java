@@ -39,6 +39,13 @@ public final class LruCache<K, V> {
         }
     }
 
+    /** The cached value, or null. */
+    public V get(K key) {
+        synchronized (entries) {
+            return entries.get(key);
+        }
+    }
+
     public void put(K key, V value) {
         synchronized (entries) {
             entries.put(key, value);

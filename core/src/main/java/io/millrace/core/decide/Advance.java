@@ -11,6 +11,8 @@ import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
+import io.millrace.core.execution.TaskRuns;
+import io.millrace.core.cache.LruCache;
 import io.millrace.core.expression.ExpressionException;
 import io.millrace.core.expression.Expressions;
 import io.millrace.core.expression.Truth;
@@ -44,12 +46,14 @@ final class Advance {
     private final Expressions expressions;
     private final Behaviours behaviours;
     private final Sequential root;
-    /** Flowable run ids (and {@link RunIndex#ROOT}) to look at again, in the order they were touched. */
+    /** Flowable run ids (and {@link TaskRuns#ROOT}) to look at again, in the order they were touched. */
     private final LinkedHashSet<String> touched = new LinkedHashSet<>();
-    private RunIndex index;
-    private Execution indexed;
+    /** Flowable attempts' plans, kept across decisions by the decider. */
+    private final LruCache<String, Lanes> plans;
 
-    Advance(Step step, Flow flow, Instant now, DeciderSettings settings, Expressions expressions, Behaviours behaviours) {
+    Advance(Step step, Flow flow, Instant now, DeciderSettings settings, Expressions expressions, Behaviours behaviours,
+            LruCache<String, Lanes> plans) {
+        this.plans = plans;
         this.step = step;
         this.flow = flow;
         this.now = now;
@@ -71,18 +75,13 @@ final class Advance {
         return now;
     }
 
-    /** The index of the execution as it stands now, built again only after an event changed it. */
-    RunIndex index() {
-        Execution execution = step.execution();
-        if (execution != indexed) {
-            index = new RunIndex(execution);
-            indexed = execution;
-        }
-        return index;
+    /** The execution's task runs as they stand now. */
+    TaskRuns runs() {
+        return step.execution().runs();
     }
 
     void touch(String flowableRunId) {
-        touched.add(flowableRunId == null ? RunIndex.ROOT : flowableRunId);
+        touched.add(flowableRunId == null ? TaskRuns.ROOT : flowableRunId);
     }
 
     /** Looks at every touched flowable until none is left; ends the execution when its root is done. */
@@ -90,7 +89,7 @@ final class Advance {
         while (!touched.isEmpty() && !step.execution().state().isTerminal()) {
             String next = touched.getFirst();
             touched.remove(next);
-            if (next.equals(RunIndex.ROOT)) {
+            if (next.equals(TaskRuns.ROOT)) {
                 progressRoot();
             } else {
                 progress(next);
@@ -106,7 +105,7 @@ final class Advance {
     }
 
     private void progress(String runId) {
-        TaskRun run = index().run(runId);
+        TaskRun run = runs().get(runId);
         if (run == null || run.state() != State.RUNNING) {
             return;
         }
@@ -146,109 +145,136 @@ final class Advance {
 
     /** The main branch by the flowable's plan, then errors when it failed, then finally; starts what may start. */
     private Walk walk(Flowable flowable, String parentId, Scope scope) {
-        List<TaskRun> children = index().children(parentId);
+        TaskRuns runs = runs();
         Set<String> mainIds = ids(flowable.mainTasks());
-        TaskRun failedMain = null;
-        boolean mainRunning = false;
-        for (TaskRun child : children) {
-            if (mainIds.contains(child.taskId())) {
-                if (child.state().isFailure() && failedMain == null) {
-                    failedMain = child;
-                } else if (!child.state().isTerminal() && child.state() != State.CREATED) {
-                    mainRunning = true;
-                }
-            }
-        }
+        TaskRun failedMain = runs.failedChildren(parentId).stream()
+                .filter(run -> mainIds.contains(run.taskId())).findFirst().orElse(null);
+        boolean mainRunning = runs.openChildren(parentId).stream().anyMatch(run -> mainIds.contains(run.taskId()));
         if (failedMain == null) {
-            Plan plan;
+            Lanes lanes;
             try {
-                plan = behaviours.of(flowable).plan(flowable, scope);
+                lanes = lanes(flowable, scope);
             } catch (Scope.Failure e) {
                 return mainRunning ? BUSY : new Walk.Done(State.FAILED, e.getMessage());
             }
-            if (!walkPlan(plan, parentId)) {
+            if (!walkPlan(lanes, parentId)) {
                 return BUSY;
             }
         } else if (mainRunning) {
             return BUSY;
-        } else if (!flowable.errors().isEmpty() && !walkPlan(Plan.sequence(flowable.errors()), parentId)) {
+        } else if (!flowable.errors().isEmpty() && !walkPlan(new Lanes(Plan.sequence(flowable.errors())), parentId)) {
             return BUSY;
         }
-        if (!walkPlan(Plan.sequence(flowable.finallyTasks()), parentId)) {
+        if (!walkPlan(new Lanes(Plan.sequence(flowable.finallyTasks())), parentId)) {
             return BUSY;
         }
-        return outcome(flowable, children(parentId), failedMain);
+        return outcome(flowable, parentId, failedMain);
     }
 
-    /** Starts what the plan allows; true once every lane is done (or one failed and none still runs). */
-    private boolean walkPlan(Plan plan, String parentId) {
+    /**
+     * A flowable attempt's plan and how far its lanes are done: lanes before {@code done} have all ended. The plan is
+     * made once per attempt (a ForEach renders its values once), and the walk starts at {@code done}, so a step of a
+     * loop over thousands of values looks at the lanes that run, not at all of them.
+     */
+    static final class Lanes {
+        final Plan plan;
+        int done;
+
+        Lanes(Plan plan) {
+            this.plan = plan;
+        }
+    }
+
+    private Lanes lanes(Flowable flowable, Scope scope) throws Scope.Failure {
+        TaskRun run = scope.run();
+        if (run == null) {
+            return new Lanes(behaviours.of(flowable).plan(flowable, scope));
+        }
+        String key = step.executionId() + '/' + run.id() + '/' + run.attempts().size();
+        Lanes cached = plans.get(key);
+        if (cached == null) {
+            cached = new Lanes(behaviours.of(flowable).plan(flowable, scope));
+            plans.put(key, cached);
+        }
+        return cached;
+    }
+
+    /**
+     * Starts what the plan allows; true once every lane is done (or one failed and none still runs). Lanes start in
+     * order, so past the first lane that has not started, none has.
+     */
+    private boolean walkPlan(Lanes lanes, String parentId) {
+        List<Plan.Lane> all = lanes.plan.lanes();
+        int limit = lanes.plan.concurrency() == 0 ? Integer.MAX_VALUE : lanes.plan.concurrency();
         int inProgress = 0;
-        boolean done = true;
         var continuing = new ArrayList<Plan.Child>();
         var fresh = new ArrayList<Plan.Child>();
-        for (Plan.Lane lane : plan.lanes()) {
-            boolean started = false;
-            Plan.Child next = null;
-            boolean active = false;
-            boolean failed = false;
-            for (Plan.Child child : lane.children()) {
-                TaskRun run = index().find(parentId, child.task().id(), child.iteration());
-                if (run == null || run.state() == State.CREATED) {
-                    next = child;
-                    break;
+        boolean allDoneSoFar = true;
+        for (int i = lanes.done; i < all.size(); i++) {
+            LaneState lane = laneState(all.get(i), parentId);
+            if (lane.done()) {
+                if (allDoneSoFar) {
+                    lanes.done = i + 1;
                 }
-                started = true;
-                if (!run.state().isTerminal()) {
-                    active = true;
-                    break;
-                }
-                if (run.state().isFailure()) {
-                    failed = true;
-                    break;
-                }
+                continue;
             }
-            if (failed) {
-                continue; // a failed lane is done; the flowable sees the failure in its outcome
+            allDoneSoFar = false;
+            if (!lane.started()) {
+                if (inProgress + fresh.size() >= limit) {
+                    break;
+                }
+                fresh.add(lane.next());
+                continue;
             }
-            if (active || next != null) {
-                done = false;
-                if (active || started) {
-                    inProgress++;
-                }
-                if (!active) {
-                    (started ? continuing : fresh).add(next);
-                }
+            inProgress++;
+            if (lane.next() != null) {
+                continuing.add(lane.next());
             }
         }
-        if (done) {
+        if (allDoneSoFar) {
             return true;
         }
-        int limit = plan.concurrency() == 0 ? Integer.MAX_VALUE : plan.concurrency();
         var starts = new ArrayList<>(continuing);
-        fresh.stream().limit(Math.max(0, limit - inProgress)).forEach(starts::add); // continuing lanes hold a slot already
+        starts.addAll(fresh);
         for (Plan.Child child : starts) {
             start(child, parentId);
         }
         return false;
     }
 
-    private Walk.Done outcome(Flowable flowable, List<TaskRun> children, TaskRun failedMain) {
+    /** Where one lane stands: done (every child ended, or one failed), and else its next child to start, if any. */
+    private record LaneState(boolean done, boolean started, Plan.Child next) {
+    }
+
+    private LaneState laneState(Plan.Lane lane, String parentId) {
+        boolean started = false;
+        for (Plan.Child child : lane.children()) {
+            TaskRun run = runs().find(parentId, child.task().id(), child.iteration());
+            if (run == null || run.state() == State.CREATED) {
+                return new LaneState(false, started, child);
+            }
+            started = true;
+            if (!run.state().isTerminal()) {
+                return new LaneState(false, true, null);
+            }
+            if (run.state().isFailure()) {
+                return new LaneState(true, true, null); // the flowable sees the failure in its outcome
+            }
+        }
+        return new LaneState(true, started, null);
+    }
+
+    private Walk.Done outcome(Flowable flowable, String parentId, TaskRun failedMain) {
         if (failedMain != null) {
             return new Walk.Done(State.FAILED, describe(failedMain));
         }
         Set<String> finallyIds = ids(flowable.finallyTasks());
-        boolean warning = false;
-        for (TaskRun child : children) {
-            if (finallyIds.contains(child.taskId()) && child.state().isFailure()) {
+        for (TaskRun child : runs().failedChildren(parentId)) {
+            if (finallyIds.contains(child.taskId())) {
                 return new Walk.Done(State.FAILED, describe(child));
             }
-            warning |= child.state() == State.WARNING;
         }
-        return new Walk.Done(warning ? State.WARNING : State.SUCCESS, null);
-    }
-
-    private List<TaskRun> children(String parentId) {
-        return index().children(parentId);
+        return new Walk.Done(runs().anyChildWarning(parentId) ? State.WARNING : State.SUCCESS, null);
     }
 
     private static Set<String> ids(List<TaskDef> tasks) {
@@ -265,10 +291,10 @@ final class Advance {
     private void start(Plan.Child child, String parentId) {
         TaskDef task = child.task();
         String id = TaskRunIds.of(step.executionId(), task.id(), parentId, child.value(), child.iteration());
-        if (index().run(id) == null) {
+        if (runs().get(id) == null) {
             step.emit(new TaskRunCreated(id, task.id(), parentId, child.value(), child.iteration(), now));
         }
-        TaskRun run = index().run(id);
+        TaskRun run = runs().get(id);
         if (task.options().runIf() != null) {
             try {
                 String rendered = expressions.render(task.options().runIf(), variables(run, task));
@@ -294,7 +320,7 @@ final class Advance {
             step.effect(new Effect.ScheduleTimer(leaseTimer(step.executionId(), run.id(), attempt, until)));
         } else {
             step.emit(new TaskRunAttemptStarted(run.id(), attempt, null, now));
-            TaskRun started = index().run(run.id());
+            TaskRun started = runs().get(run.id());
             if (task.options().timeout() != null) {
                 step.effect(new Effect.ScheduleTimer(timeoutTimer(started, task)));
             }
@@ -342,10 +368,10 @@ final class Advance {
 
     /** A retried flowable: every run inside it starts again, as it decides. */
     void restart(TaskRun run, Flowable flowable) {
-        for (TaskRun descendant : index().descendants(run.id())) {
+        for (TaskRun descendant : runs().descendants(run.id())) {
             step.emit(new TaskRunReset(descendant.id(), now));
         }
-        startAttempt(index().run(run.id()), flowable);
+        startAttempt(runs().get(run.id()), flowable);
     }
 
     /** Ends every open run of the execution, e.g. when it is killed; their lease timers would only be ignored. */
@@ -357,15 +383,24 @@ final class Advance {
         }
     }
 
-    /** Ends the runs inside a flowable that are still open, KILLED, without looking at their parents again. */
-    void killInside(TaskRun run, String reason) {
-        for (TaskRun descendant : index().descendants(run.id())) {
+    /**
+     * Ends the runs inside a flowable that are still open, KILLED, and looks at the flowable again (its main branch
+     * failed); true when there was one to kill.
+     */
+    boolean killInside(TaskRun run, String reason) {
+        boolean killed = false;
+        for (TaskRun descendant : runs().descendants(run.id())) {
             if (!descendant.state().isTerminal()) {
                 descendant.currentAttempt().filter(a -> a.leaseUntil() != null && !a.state().isTerminal()).ifPresent(a ->
                         step.effect(new Effect.CancelTimer(leaseTimer(step.executionId(), descendant.id(), a.number(), a.leaseUntil()))));
                 step.emit(new TaskRunCompleted(descendant.id(), State.KILLED, Map.of(), reason, now));
+                killed = true;
             }
         }
+        if (killed) {
+            touch(run.id());
+        }
+        return killed;
     }
 
     private void endExecution(Walk.Done done) {
@@ -390,7 +425,7 @@ final class Advance {
         if (flow.outputs().isEmpty()) {
             return null;
         }
-        Map<String, Object> variables = Contexts.execution(step.execution(), index(), step.state(), flow).build();
+        Map<String, Object> variables = Contexts.execution(step.execution(), step.state(), flow, flow.outputReferences()).build();
         var outputs = new LinkedHashMap<String, Object>();
         for (OutputDef output : flow.outputs()) {
             outputs.put(output.id(), expressions.renderDeep(output.value(), variables));
@@ -399,7 +434,7 @@ final class Advance {
     }
 
     Map<String, Object> variables(TaskRun run, TaskDef task) {
-        return Contexts.taskRun(step.execution(), index(), step.state(), flow, run, task);
+        return Contexts.taskRun(step.execution(), step.state(), flow, run, task);
     }
 
     static Timer leaseTimer(String executionId, String taskRunId, int attempt, Instant until) {
@@ -432,8 +467,8 @@ final class Advance {
         public Object renderDeep(Object value) throws Failure {
             try {
                 Map<String, Object> variables = run == null
-                        ? Contexts.execution(step.execution(), index(), step.state(), flow).build()
-                        : variables(index().run(run.id()), task);
+                        ? Contexts.execution(step.execution(), step.state(), flow, flow.outputReferences()).build()
+                        : variables(runs().get(run.id()), task);
                 return expressions.renderDeep(value, variables);
             } catch (ExpressionException e) {
                 throw Failure.of(e);

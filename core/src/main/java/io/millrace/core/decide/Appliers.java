@@ -24,7 +24,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * The registry of appliers, one per event type. Live processing and replay both fold events through
- * here, so the state they build is the same.
+ * here, so the state they build is the same. Task run events change the execution's runs in place.
  */
 public final class Appliers {
     private final Map<Class<? extends Event>, EventApplier<? extends Event>> byType = new HashMap<>();
@@ -36,8 +36,10 @@ public final class Appliers {
         register(ExecutionCompleted.class, (e, s) ->
                 update(s, x -> x.transition(e.state(), e.at()).withResult(e.outputs(), e.error())));
         register(ExecutionPurged.class, (e, s) -> s.removeExecution());
-        register(TaskRunCreated.class, (e, s) -> update(s, x -> x.addTaskRun(
-                TaskRun.created(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value(), e.iteration(), e.at()))));
+        register(TaskRunCreated.class, (e, s) -> update(s, x -> {
+            x.runs().add(TaskRun.created(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value(), e.iteration(), e.at()));
+            return x;
+        }));
         register(TaskRunAttemptStarted.class, (e, s) -> updateRun(s, e.taskRunId(), run -> run
                 .transition(State.RUNNING, e.at())
                 .withError(null)
@@ -89,6 +91,9 @@ public final class Appliers {
     }
 
     private static void updateRun(MutableExecutionState state, String taskRunId, UnaryOperator<TaskRun> change) {
-        update(state, x -> x.updateTaskRun(taskRunId, change));
+        update(state, x -> {
+            x.runs().update(taskRunId, change);
+            return x;
+        });
     }
 }

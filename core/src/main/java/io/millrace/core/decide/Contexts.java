@@ -1,17 +1,17 @@
 package io.millrace.core.decide;
 
 import io.millrace.core.execution.Execution;
-import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
+import io.millrace.core.execution.TaskRuns;
 import io.millrace.core.expression.Variables;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.TaskDef;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Builds the variables an expression sees, under Kestra's names: {@code inputs}, {@code outputs}, {@code vars},
@@ -30,15 +30,18 @@ public final class Contexts {
      * enclosing runs, outermost first, then its own value ({@code outputs.t[v1][v2].value}).
      */
     @SuppressWarnings("unchecked")
-    static Map<String, Object> outputs(Execution execution, RunIndex index, ExecutionView view) {
+    static Map<String, Object> outputs(Execution execution, ExecutionView view, Set<String> references) {
         var tree = new LinkedHashMap<String, Object>();
-        for (TaskRun run : execution.taskRuns()) {
+        TaskRuns runs = execution.runs();
+        Iterable<TaskRun> read = references == null ? runs.list()
+                : references.stream().flatMap(taskId -> runs.ofTask(taskId).stream()).toList();
+        for (TaskRun run : read) {
             Map<String, Object> values = view.outputs(run.id());
             if (values.isEmpty()) {
                 continue;
             }
             List<String> path = new ArrayList<>();
-            List<TaskRun> ancestors = index.ancestors(run);
+            List<TaskRun> ancestors = runs.ancestors(run);
             for (int i = ancestors.size() - 1; i >= 0; i--) {
                 if (ancestors.get(i).value() != null) {
                     path.add(ancestors.get(i).value());
@@ -52,12 +55,13 @@ public final class Contexts {
                 continue;
             }
             Object existing = tree.get(run.taskId());
-            Map<String, Object> node = existing instanceof HashMap<?, ?> map ? (Map<String, Object>) map : new HashMap<>();
+            Map<String, Object> node = existing instanceof LinkedHashMap<?, ?> map ? (Map<String, Object>) map
+                    : new LinkedHashMap<>();
             tree.put(run.taskId(), node);
             for (int i = 0; i < path.size() - 1; i++) {
                 Object child = node.get(path.get(i));
-                if (!(child instanceof HashMap<?, ?>)) {
-                    child = new HashMap<String, Object>();
+                if (!(child instanceof LinkedHashMap<?, ?>)) {
+                    child = new LinkedHashMap<String, Object>();
                     node.put(path.get(i), child);
                 }
                 node = (Map<String, Object>) child;
@@ -67,13 +71,16 @@ public final class Contexts {
         return tree;
     }
 
-    /** The variables of the execution, without a task: for flow outputs. */
-    static Variables.Builder execution(Execution execution, RunIndex index, ExecutionView view, Flow flow) {
+    /**
+     * The variables of the execution, without a task (for flow outputs), with the outputs of the tasks named in
+     * {@code references} (null: of every task).
+     */
+    static Variables.Builder execution(Execution execution, ExecutionView view, Flow flow, Set<String> references) {
         Variables.Builder builder = Variables.builder()
                 .execution(execution.id(), execution.startDate())
                 .flow(flow.namespace(), flow.id(), flow.revision())
                 .inputs(execution.inputs())
-                .put("outputs", outputs(execution, index, view))
+                .put("outputs", outputs(execution, view, references))
                 .put("labels", nestedLabels(execution.labels()))
                 .errorLogs(errorLogs(execution));
         if (!flow.variables().isEmpty()) {
@@ -83,33 +90,24 @@ public final class Contexts {
     }
 
     /** The variables of one task run: what its task's expressions see. */
-    static Map<String, Object> taskRun(Execution execution, RunIndex index, ExecutionView view, Flow flow, TaskRun run,
-            TaskDef task) {
-        var taskRun = new LinkedHashMap<String, Object>();
-        taskRun.put("id", run.id());
-        taskRun.put("startDate", run.startDate());
-        taskRun.put("attemptsCount", Math.max(0, run.ownAttempts() - (run.state().isTerminal() ? 0 : 1)));
-        taskRun.put("value", run.value());
-        if (run.iteration() != null) {
-            taskRun.put("iteration", run.iteration());
-        }
-        // value is there even when null, so "{{ taskrun.value }}" renders empty outside loops instead of failing
-        return execution(execution, index, view, flow)
+    static Map<String, Object> taskRun(Execution execution, ExecutionView view, Flow flow, TaskRun run, TaskDef task) {
+        int attemptsBefore = Math.max(0, run.ownAttempts() - (run.state().isTerminal() ? 0 : 1));
+        return execution(execution, view, flow, flow.outputReferences(task.id()))
                 .task(task.id(), task.type())
-                .put("taskrun", Collections.unmodifiableMap(taskRun))
-                .parents(parents(index, view, run))
+                .taskRun(run.id(), run.startDate(), attemptsBefore, run.value(), run.iteration(), run.parentTaskRunId())
+                .parents(parents(execution.runs(), view, run))
                 .build();
     }
 
     /** The variables a worker task's attempt sees: the run's, with {@code taskrun.attemptsCount} the attempts before. */
     public static Map<String, Object> dispatch(Execution execution, ExecutionView view, Flow flow, TaskRun run, TaskDef task) {
-        return taskRun(execution, new RunIndex(execution), view, flow, run, task);
+        return taskRun(execution, view, flow, run, task);
     }
 
     /** Kestra's {@code parents}: the enclosing runs with a loop value or outputs, nearest first. */
-    private static List<Map<String, Object>> parents(RunIndex index, ExecutionView view, TaskRun run) {
+    private static List<Map<String, Object>> parents(TaskRuns runs, ExecutionView view, TaskRun run) {
         var parents = new ArrayList<Map<String, Object>>();
-        for (TaskRun ancestor : index.ancestors(run)) {
+        for (TaskRun ancestor : runs.ancestors(run)) {
             var parent = new LinkedHashMap<String, Object>();
             if (ancestor.value() != null) {
                 parent.put("taskrun", Map.of("value", ancestor.value()));
@@ -149,11 +147,11 @@ public final class Contexts {
     /** The errors of the execution's failed task runs, as {@code errorLogs()} lists them. */
     private static List<Map<String, Object>> errorLogs(Execution execution) {
         var logs = new ArrayList<Map<String, Object>>();
-        for (TaskRun run : execution.taskRuns()) {
+        for (TaskRun run : execution.runs().failed()) {
             if (logs.size() == MAX_ERROR_LOGS) {
                 break;
             }
-            if (run.error() != null && (run.state() == State.FAILED || run.state() == State.RETRYING)) {
+            if (run.error() != null) {
                 var log = new LinkedHashMap<String, Object>();
                 log.put("taskId", run.taskId());
                 log.put("taskRunId", run.id());

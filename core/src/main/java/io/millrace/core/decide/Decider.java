@@ -1,5 +1,6 @@
 package io.millrace.core.decide;
 
+import io.millrace.core.cache.LruCache;
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
@@ -39,10 +40,14 @@ import java.util.Optional;
  * command type, timers by timer kind; flowables behave by {@link Behaviours}.
  */
 public final class Decider {
+    /** Plans kept: one per running flowable attempt, so enough for the flowables running at once. */
+    static final int MAX_CACHED_PLANS = 10_000;
     private final DeciderSettings settings;
     private final Expressions expressions;
     private final Appliers appliers = new Appliers();
     private final Behaviours behaviours = new Behaviours();
+    /** Flowable attempts' plans: made once per attempt, whatever the number of decisions it takes. */
+    private final LruCache<String, Advance.Lanes> plans = new LruCache<>(MAX_CACHED_PLANS);
     private final Map<Class<? extends Command>, Handler<? extends Command>> handlers = new HashMap<>();
     private final Map<Timer.Kind, Handler<Timer>> timerHandlers = new EnumMap<>(Timer.Kind.class);
 
@@ -92,14 +97,14 @@ public final class Decider {
                     + " is already " + execution.get().state());
         }
         if (flow == null) {
-            var advance = new Advance(step, emptyFlow(execution.get()), now, settings, expressions, behaviours);
+            var advance = new Advance(step, emptyFlow(execution.get()), now, settings, expressions, behaviours, plans);
             advance.endOpenRuns(State.FAILED, "flow missing");
             advance.endExecution(new ExecutionCompleted(State.FAILED, null, "Expected the flow "
                     + execution.get().namespace() + "/" + execution.get().flowId() + " revision "
                     + execution.get().flowRevision() + " to exist, but it was not found", now));
             return step.decision();
         }
-        var advance = new Advance(step, flow, now, settings, expressions, behaviours);
+        var advance = new Advance(step, flow, now, settings, expressions, behaviours, plans);
         ((Handler<Command>) handlers.get(command.getClass())).handle(command, advance);
         advance.run();
         return step.decision();
@@ -116,7 +121,7 @@ public final class Decider {
                     + (execution == null ? "there is none" : execution.id() + " is already " + execution.state()));
         }
         var step = new Step(state, appliers, execution.id());
-        var advance = new Advance(step, emptyFlow(execution), now, settings, expressions, behaviours);
+        var advance = new Advance(step, emptyFlow(execution), now, settings, expressions, behaviours, plans);
         advance.endOpenRuns(State.FAILED, reason);
         advance.endExecution(new ExecutionCompleted(State.FAILED, null, reason, now));
         return step.decision();
@@ -202,7 +207,7 @@ public final class Decider {
             return Decision.rejected(Rejection.Kind.INVALID, "Expected flow " + flow.key() + " to be enabled, but it is "
                     + "disabled");
         }
-        var advance = new Advance(step, flow, now, settings, expressions, behaviours);
+        var advance = new Advance(step, flow, now, settings, expressions, behaviours, plans);
         Map<String, Object> inputs;
         try {
             inputs = Inputs.resolve(flow.inputs(), create.inputs());
@@ -228,7 +233,7 @@ public final class Decider {
 
     private void result(TaskResult result, Advance advance) {
         Step step = advance.step();
-        TaskRun run = advance.index().run(result.taskRunId());
+        TaskRun run = advance.runs().get(result.taskRunId());
         Optional<Attempt> attempt = Optional.ofNullable(run).flatMap(TaskRun::currentAttempt);
         if (run == null || run.state() != State.RUNNING || attempt.isEmpty()
                 || attempt.get().number() != result.attempt() || attempt.get().leaseUntil() == null) {
@@ -259,7 +264,7 @@ public final class Decider {
     /** A lease ran out: the worker is taken for lost, and the attempt is dispatched again, a few times at most. */
     private void leaseExpired(Timer timer, Advance advance) {
         Step step = advance.step();
-        TaskRun run = advance.index().run(timer.taskRunId());
+        TaskRun run = advance.runs().get(timer.taskRunId());
         Optional<Attempt> attempt = Optional.ofNullable(run).flatMap(TaskRun::currentAttempt)
                 .filter(a -> a.number() == timer.attempt() && a.state() == State.RUNNING && a.leaseUntil() != null);
         if (run == null || attempt.isEmpty() || attempt.get().leaseUntil().isAfter(advance.now())) {
@@ -267,7 +272,7 @@ public final class Decider {
         }
         step.emit(new TaskRunAttemptEnded(timer.taskRunId(), timer.attempt(), State.FAILED,
                 "Lease expired: no result or heartbeat from the worker", advance.now()));
-        TaskRun lost = advance.index().run(run.id());
+        TaskRun lost = advance.runs().get(run.id());
         TaskDef task = advance.flow().task(run.taskId()).orElse(null);
         if (lost.lostAttempts() < settings.maxLostAttempts() && task != null) {
             advance.startAttempt(lost, task);
@@ -279,7 +284,7 @@ public final class Decider {
 
     /** A RETRYING run's wait is over: its next attempt starts (a flowable runs its children again). */
     private void retryDue(Timer timer, Advance advance) {
-        TaskRun run = advance.index().run(timer.taskRunId());
+        TaskRun run = advance.runs().get(timer.taskRunId());
         TaskDef task = run == null ? null : advance.flow().task(run.taskId()).orElse(null);
         if (run == null || task == null || run.state() != State.RETRYING
                 || run.currentAttempt().map(a -> a.number() != timer.attempt()).orElse(true)) {
@@ -292,17 +297,20 @@ public final class Decider {
         }
     }
 
-    /** A flowable ran out of time: what runs inside it is killed, and it fails. */
+    /**
+     * A flowable ran out of time: what runs inside it is killed, so it fails; its own errors and finally still run
+     * (no new task of its main branch starts after a failure).
+     */
     private void timedOut(Timer timer, Advance advance) {
-        TaskRun run = advance.index().run(timer.taskRunId());
+        TaskRun run = advance.runs().get(timer.taskRunId());
         TaskDef task = run == null ? null : advance.flow().task(run.taskId()).orElse(null);
         if (run == null || task == null || run.state() != State.RUNNING
                 || run.currentAttempt().map(a -> a.number() != timer.attempt()).orElse(true)) {
             return;
         }
-        advance.killInside(run, "Killed: '" + run.taskId() + "' timed out");
-        advance.end(advance.index().run(run.id()), task, State.FAILED, Map.of(),
-                "Timeout after " + task.options().timeout());
+        if (!advance.killInside(run, "Timeout of '" + run.taskId() + "' after " + task.options().timeout())) {
+            advance.end(run, task, State.FAILED, Map.of(), "Timeout after " + task.options().timeout());
+        }
     }
 
     /** A stand-in flow for an execution whose flow is gone: nothing to run, only runs to end. */

@@ -4,11 +4,12 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.UnaryOperator;
 
 /**
- * The executor's state of one execution. Immutable: appliers return a new value for each event.
- * Task outputs are kept apart (see {@link TaskRun}); flow-level {@code outputs} are set once, at the end.
+ * The executor's state of one execution. Its own fields are immutable: appliers return a new value when they change.
+ * Its task runs are one {@link TaskRuns} container that appliers change in place (so an event never copies every
+ * run) and that every value derived from this one shares: an Execution is the current state, not a value to keep
+ * across events. Task outputs are kept apart (see {@link TaskRun}); flow-level {@code outputs} are set once, at the end.
  */
 public record Execution(
         String id,
@@ -19,7 +20,7 @@ public record Execution(
         Map<String, String> labels,
         State state,
         List<StateHistory> histories,
-        List<TaskRun> taskRuns,
+        TaskRuns runs,
         Map<String, Object> outputs,
         String error) {
 
@@ -27,23 +28,39 @@ public record Execution(
         inputs = Maps.immutable(inputs);
         labels = Map.copyOf(labels);
         histories = List.copyOf(histories);
-        taskRuns = List.copyOf(taskRuns);
         outputs = outputs == null ? null : Maps.immutable(outputs);
+    }
+
+    public Execution(String id, String namespace, String flowId, int flowRevision, Map<String, Object> inputs,
+            Map<String, String> labels, State state, List<StateHistory> histories, List<TaskRun> taskRuns,
+            Map<String, Object> outputs, String error) {
+        this(id, namespace, flowId, flowRevision, inputs, labels, state, histories, TaskRuns.of(taskRuns), outputs, error);
     }
 
     /** A new execution, as it stands before it runs. */
     public static Execution created(String id, String namespace, String flowId, int flowRevision, Map<String, Object> inputs,
             Map<String, String> labels, Instant at) {
         return new Execution(id, namespace, flowId, flowRevision, inputs, labels, State.CREATED,
-                List.of(new StateHistory(State.CREATED, at)), List.of(), null, null);
+                List.of(new StateHistory(State.CREATED, at)), new TaskRuns(), null, null);
+    }
+
+    /** This state as a value that later events do not change (its task runs copied): for checks and tools. */
+    public Execution copy() {
+        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, state, histories, runs.copy(), outputs,
+                error);
     }
 
     public Instant startDate() {
         return histories.getFirst().date();
     }
 
+    /** Every task run, oldest first (a read-only view). */
+    public List<TaskRun> taskRuns() {
+        return runs.list();
+    }
+
     public Optional<TaskRun> taskRun(String taskRunId) {
-        return taskRuns.stream().filter(t -> t.id().equals(taskRunId)).findFirst();
+        return Optional.ofNullable(runs.get(taskRunId));
     }
 
     public Execution transition(State next, Instant at) {
@@ -51,23 +68,11 @@ public record Execution(
             return this;
         }
         return new Execution(id, namespace, flowId, flowRevision, inputs, labels, next,
-                Lists.append(histories, new StateHistory(next, at)), taskRuns, outputs, error);
-    }
-
-    public Execution withTaskRuns(List<TaskRun> runs) {
-        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, state, histories, runs, outputs, error);
-    }
-
-    public Execution addTaskRun(TaskRun run) {
-        return withTaskRuns(Lists.append(taskRuns, run));
-    }
-
-    public Execution updateTaskRun(String taskRunId, UnaryOperator<TaskRun> change) {
-        return withTaskRuns(Lists.replace(taskRuns, t -> t.id().equals(taskRunId), change));
+                Lists.append(histories, new StateHistory(next, at)), runs, outputs, error);
     }
 
     public Execution withResult(Map<String, Object> flowOutputs, String failure) {
-        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, state, histories, taskRuns,
+        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, state, histories, runs,
                 flowOutputs, failure);
     }
 }

@@ -69,16 +69,26 @@ public final class Variables {
             return put("taskrun", group("id", id, "startDate", startDate, "attemptsCount", attemptsCount));
         }
 
-        /**
-         * {@code taskrun: {id, startDate, attemptsCount, value}}: {@code value} is the value of the loop iteration
-         * the task run belongs to. A null value leaves the key out, as Kestra does, so outside a loop
-         * {@code {{ taskrun.value }}} is a missing-variable error and {@code {{ taskrun.value ?? '' }}} is empty.
-         */
+        /** {@code taskrun: {id, startDate, attemptsCount, value}}; see the next method. */
         public Builder taskRun(String id, Instant startDate, int attemptsCount, String value) {
-            if (value == null) {
-                return taskRun(id, startDate, attemptsCount);
+            return taskRun(id, startDate, attemptsCount, value, null, null);
+        }
+
+        /**
+         * {@code taskrun: {id, startDate, attemptsCount, value, parentId, iteration}}: {@code value} is the value of the
+         * loop iteration the task run belongs to and {@code iteration} its index (left out outside loops);
+         * {@code parentId} the run of the flowable it runs in. {@code value} and {@code parentId} are there even when
+         * null, so outside a loop {@code {{ taskrun.value }}} renders empty (Kestra leaves the key out, and a strict
+         * render would fail on it).
+         */
+        public Builder taskRun(String id, Instant startDate, int attemptsCount, String value, Integer iteration,
+                String parentId) {
+            Map<String, Object> taskRun = new LinkedHashMap<>(
+                    group("id", id, "startDate", startDate, "attemptsCount", attemptsCount, "value", value, "parentId", parentId));
+            if (iteration != null) {
+                taskRun.put("iteration", iteration);
             }
-            return put("taskrun", group("id", id, "startDate", startDate, "attemptsCount", attemptsCount, "value", value));
+            return put("taskrun", Collections.unmodifiableMap(taskRun));
         }
 
         /**

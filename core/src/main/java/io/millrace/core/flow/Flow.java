@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -90,14 +91,44 @@ public record Flow(
         return Optional.ofNullable(index.parents.get(taskId));
     }
 
-    /** Tasks by id and the flowable each one is declared in, built once per flow revision. */
+    /**
+     * The ids of the tasks whose outputs a task's expressions read, or null when they may read any (see
+     * {@link OutputReferences}).
+     */
+    public Set<String> outputReferences(String taskId) {
+        return index.references.get(taskId).orElse(null);
+    }
+
+    /** The ids of the tasks whose outputs the flow's {@code outputs} read, or null when they may read any. */
+    public Set<String> outputReferences() {
+        return OutputReferences.of(outputs.stream().map(OutputDef::value).toList());
+    }
+
+    /** Tasks by id, the flowable each one is declared in, and whose outputs each reads; built once per revision. */
     public static final class Index {
         private final Map<String, TaskDef> byId;
         private final Map<String, Flowable> parents;
+        private final Map<String, Optional<Set<String>>> references = new HashMap<>();
 
         private Index(Map<String, TaskDef> byId, Map<String, Flowable> parents) {
             this.byId = Collections.unmodifiableMap(byId);
             this.parents = Collections.unmodifiableMap(parents);
+            byId.forEach((id, task) -> references.put(id, Optional.ofNullable(OutputReferences.of(expressions(task)))));
+        }
+
+        /** The texts a task renders: a worker task's properties, a flowable's own expressions, its runIf. */
+        private static List<Object> expressions(TaskDef task) {
+            var texts = new java.util.ArrayList<Object>();
+            texts.add(task.options().runIf());
+            switch (task) {
+                case WorkerTask worker -> texts.addAll(worker.properties().values());
+                case ForEach forEach -> texts.add(forEach.values());
+                case If branch -> texts.add(branch.condition());
+                case Switch choice -> texts.add(choice.value());
+                default -> {
+                }
+            }
+            return texts;
         }
 
         static Index of(List<TaskDef> top) {

@@ -494,18 +494,22 @@ class FlowablesTest {
                         timeout: PT1S
                         tasks:
                           - {id: child, type: sleep, duration: PT1M}
+                        errors:
+                          - {id: handle, type: log, message: m}
                     """));
             var created = driver.create();
             assertThat(scheduledTimers(created)).extracting(Timer::kind).contains(Timer.Kind.TIMEOUT);
 
             // when
             driver.advance(Duration.ofSeconds(1));
-            driver.fire(Timer.Kind.TIMEOUT, driver.runOf("seq"));
+            var timedOut = driver.fire(Timer.Kind.TIMEOUT, driver.runOf("seq"));
 
-            // then
+            // then: the child is killed, and the flowable's own errors run before it fails
             assertThat(driver.runOf("child").state()).isEqualTo(State.KILLED);
+            assertThat(dispatchedTaskIds(timedOut)).containsExactly("handle");
+            driver.end(driver.runOf("handle"), State.SUCCESS);
             assertThat(driver.runOf("seq").state()).isEqualTo(State.FAILED);
-            assertThat(driver.runOf("seq").error()).isEqualTo("Timeout after PT1S");
+            assertThat(driver.runOf("seq").error()).isEqualTo("Task 'child' ended KILLED: Timeout of 'seq' after PT1S");
             assertThat(driver.execution().state()).isEqualTo(State.FAILED);
         }
     }

@@ -346,7 +346,7 @@ class ReplayPropertyTest {
             }
 
             void decide(Command command) {
-                Execution before = state.execution().orElse(null);
+                Execution before = state.execution().map(Execution::copy).orElse(null);
                 int eventsBefore = log.size();
                 Decision decision = decider.decide(state, flow, command, now);
                 trace.add(now + " " + command + " -> " + decision.events().stream()

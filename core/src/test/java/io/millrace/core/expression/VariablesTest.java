@@ -65,17 +65,21 @@ class VariablesTest {
     }
 
     @Test
-    void shouldOmitTheTaskRunValueOutsideALoop() {
+    void shouldRenderTheTaskRunValueEmptyOutsideALoop() throws Exception {
         // given
         Instant start = Instant.parse("2024-01-01T00:00:00Z");
+        var expressions = new Expressions();
 
         // when
-        Map<String, Object> inLoop = Variables.builder().taskRun("tr1", start, 1, "v1").build();
+        Map<String, Object> inLoop = Variables.builder().taskRun("tr1", start, 1, "v1", 2, "parent-1").build();
         Map<String, Object> outside = Variables.builder().taskRun("tr1", start, 1, null).build();
 
         // then
-        assertThat(inLoop.get("taskrun")).isEqualTo(Map.of("id", "tr1", "startDate", start, "attemptsCount", 1, "value", "v1"));
-        assertThat(outside.get("taskrun")).isEqualTo(Map.of("id", "tr1", "startDate", start, "attemptsCount", 1));
+        assertThat(expressions.render("{{ taskrun.value }}#{{ taskrun.iteration }}#{{ taskrun.parentId }}", inLoop))
+                .isEqualTo("v1#2#parent-1");
+        assertThat(expressions.render("[{{ taskrun.value }}]", outside)).isEqualTo("[]");
+        assertThat(outside.get("taskrun")).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                .doesNotContainKey("iteration");
     }
 
     @Test
