@@ -10,6 +10,10 @@ import io.millrace.core.execution.TaskRun;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.TaskRunRecord;
+import io.millrace.serdes.avro.TaskRunSnapshot;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -27,9 +31,24 @@ final class ExecutionJson {
     private ExecutionJson() {
     }
 
-    /** The snapshot the executor published; task outputs come from its outputs map. */
-    static ObjectNode of(ExecutionSnapshot snapshot, Instant now) {
-        return of(ExecutionMapper.fromRecord(snapshot.getExecution()), snapshot.getTaskOutputs(), now);
+    /**
+     * The snapshots the executor published: the execution's, and its task runs' with their outputs (or, from an older
+     * executor, the runs inline with an outputs map).
+     */
+    static ObjectNode of(ReadModel.Snapshot snapshot, Instant now) {
+        ExecutionSnapshot execution = snapshot.execution();
+        if (execution.getTaskRunCount() == null) {
+            return of(ExecutionMapper.fromRecord(execution.getExecution()), execution.getTaskOutputs(), now);
+        }
+        var outputs = new HashMap<String, String>();
+        var runs = new ArrayList<TaskRunRecord>(snapshot.runs().size());
+        for (TaskRunSnapshot run : snapshot.runs()) {
+            runs.add(run.getRun());
+            if (run.getOutputsJson() != null) {
+                outputs.put(run.getRun().getId(), run.getOutputsJson());
+            }
+        }
+        return of(ExecutionMapper.fromRecord(execution.getExecution(), runs), outputs, now);
     }
 
     /**

@@ -79,8 +79,9 @@ final class ExecutionService {
                     }
                 })
                 .thenCompose(acked -> terminal)
+                // the terminal snapshot came after its task runs' (same partition): the read model has them all
                 .thenApplyAsync(snapshot -> snapshot != null
-                        ? new Reply(200, ExecutionJson.of(snapshot, clock.instant()))
+                        ? new Reply(200, latestKnown(created))
                         : new Reply(202, latestKnown(created)), executor);
     }
 

@@ -4,6 +4,10 @@ import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.TaskRunSnapshot;
+import io.millrace.serdes.SnapshotKeys;
+import java.util.ArrayList;
+import java.util.List;
 import io.millrace.serdes.avro.FlowRecord;
 import java.time.Duration;
 import java.util.Optional;
@@ -77,9 +81,27 @@ final class ReadModel implements AutoCloseable {
         });
     }
 
-    Optional<ExecutionSnapshot> execution(String executionId) {
-        return query(() -> Optional.ofNullable(this.<byte[]>store(ReadModelTopology.EXECUTIONS_STORE).get(executionId)))
-                .map(Topics.SNAPSHOT_SERDE::decode);
+    /** An execution's snapshot and those of its task runs, in creation order (empty when they travel inline). */
+    record Snapshot(ExecutionSnapshot execution, List<TaskRunSnapshot> runs) {
+    }
+
+    Optional<Snapshot> execution(String executionId) {
+        return query(() -> {
+            ReadOnlyKeyValueStore<String, byte[]> store = store(ReadModelTopology.EXECUTIONS_STORE);
+            byte[] header = store.get(executionId);
+            if (header == null) {
+                return Optional.empty();
+            }
+            ExecutionSnapshot execution = Topics.SNAPSHOT_SERDE.decode(header);
+            var runs = new ArrayList<TaskRunSnapshot>();
+            if (execution.getTaskRunCount() != null) {
+                try (KeyValueIterator<String, byte[]> stored = store.range(SnapshotKeys.runsFrom(executionId),
+                        SnapshotKeys.runsTo(executionId))) {
+                    stored.forEachRemaining(kv -> runs.add(Topics.RUN_SNAPSHOT_SERDE.decode(kv.value)));
+                }
+            }
+            return Optional.of(new Snapshot(execution, runs));
+        });
     }
 
     private <V> ReadOnlyKeyValueStore<String, V> store(String name) {

@@ -1,6 +1,7 @@
 package io.millrace.gateway;
 
 import io.millrace.serdes.ExecutionMapper;
+import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import java.time.Duration;
@@ -35,8 +36,9 @@ final class Waiters {
      * Every new snapshot of the executions topic, as encoded there; only terminal ones release a waiter. Only the
      * snapshots of awaited executions are decoded.
      */
-    void onSnapshot(String executionId, byte[] encoded) {
-        if (!byExecution.containsKey(executionId)) {
+    void onSnapshot(String key, byte[] encoded) {
+        String executionId = key;
+        if (SnapshotKeys.isRun(key) || !byExecution.containsKey(executionId)) {
             return;
         }
         ExecutionSnapshot snapshot = Topics.SNAPSHOT_SERDE.decode(encoded);

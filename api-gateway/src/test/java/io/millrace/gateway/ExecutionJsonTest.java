@@ -10,6 +10,7 @@ import io.millrace.core.execution.StateHistory;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.TaskRunSnapshot;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -33,10 +34,17 @@ class ExecutionJsonTest {
                 List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.RUNNING, T1),
                         new StateHistory(State.SUCCESS, T2)),
                 List.of(run), Map.of("greeting", "hi Ada"), null);
-        var snapshot = new ExecutionSnapshot(ExecutionMapper.toRecord(execution), Map.of("tr1", "{\"value\":\"hi\"}"), T2);
+        var snapshot = new ReadModel.Snapshot(
+                new ExecutionSnapshot(ExecutionMapper.toHeaderRecord(execution), Map.of(), T2, 1),
+                List.of(new TaskRunSnapshot("ex1", 0, ExecutionMapper.toRecord(run), "{\"value\":\"hi\"}", T2)));
+        var inline = new ReadModel.Snapshot(new ExecutionSnapshot(ExecutionMapper.toRecord(execution),
+                Map.of("tr1", "{\"value\":\"hi\"}"), T2, null), List.of());
 
         // when
         JsonNode json = ExecutionJson.of(snapshot, T2.plusSeconds(60));
+
+        // then: the same as from a snapshot of an older executor, which sent the runs inline
+        assertThat(ExecutionJson.of(inline, T2.plusSeconds(60))).isEqualTo(json);
 
         // then
         assertThat(json.path("id").asText()).isEqualTo("ex1");

@@ -28,6 +28,6 @@ final class Snapshots {
         }
         var execution = new Execution(id, namespace, flowId, 1, Map.of(), Map.of(), state, histories, List.of(),
                 state.isTerminal() ? Map.of("answer", 42) : null, state == State.FAILED ? "it broke" : null);
-        return new ExecutionSnapshot(ExecutionMapper.toRecord(execution), Map.of(), at);
+        return new ExecutionSnapshot(ExecutionMapper.toHeaderRecord(execution), Map.of(), at, 0);
     }
 }

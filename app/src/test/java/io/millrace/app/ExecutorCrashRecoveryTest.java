@@ -8,11 +8,12 @@ import io.millrace.core.command.CreateExecution;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.TopicAdmin;
+import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.TaskRunSnapshot;
 import io.millrace.serdes.avro.AttemptRecord;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionCompletedEvent;
-import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.StateValue;
 import io.millrace.serdes.avro.TaskRunRecord;
@@ -111,12 +112,12 @@ class ExecutorCrashRecoveryTest {
      * the restarted executor takes the running attempts for lost and dispatches them again. Those do not change the
      * outcome: a retried task's {@code taskrun.attemptsCount} counts only attempts that were not lost.
      */
-    private static void assertRunsAsWithoutAKill(CrashFlow flow, ExecutionRecord execution) {
-        var runs = execution.getTaskRuns();
+    private static void assertRunsAsWithoutAKill(CrashFlow flow, Terminal execution) {
+        var runs = execution.runs();
         assertThat(runs.stream().collect(Collectors.groupingBy(TaskRunRecord::getTaskId, Collectors.summingInt(r -> 1))))
-                .as("runs per task of %s", execution.getId())
+                .as("runs per task of %s", execution.id())
                 .isEqualTo(flow.runsPerTask);
-        assertThat(runs).as("runs of %s", execution.getId()).allSatisfy(run -> {
+        assertThat(runs).as("runs of %s", execution.id()).allSatisfy(run -> {
             assertThat(run.getState()).isEqualTo(StateValue.SUCCESS);
             var states = new ArrayList<>(Collections.nCopies(flow.attemptsPerRun(run.getTaskId()) - 1, StateValue.FAILED));
             states.add(StateValue.SUCCESS);
@@ -195,9 +196,15 @@ class ExecutorCrashRecoveryTest {
      * (each must come once), from terminal snapshots under at-least-once (a snapshot may be sent again); and under
      * both, every terminal snapshot of each execution.
      */
+    /** An execution as its terminal snapshot showed it: its task runs as their latest snapshots had them then. */
+    private record Terminal(String id, List<TaskRunRecord> runs) {
+    }
+
     private static final class Outcomes implements AutoCloseable {
         final Map<String, List<String>> endings = new HashMap<>();
-        final Map<String, List<ExecutionRecord>> terminalSnapshots = new HashMap<>();
+        final Map<String, List<Terminal>> terminalSnapshots = new HashMap<>();
+        /** The latest snapshot of each task run, by execution and creation index. */
+        private final Map<String, java.util.TreeMap<Integer, TaskRunRecord>> runs = new HashMap<>();
         private final CrashFlow flow;
         private final boolean exactlyOnce;
         private final Map<String, Deserializer<?>> deserializers = new HashMap<>();
@@ -246,12 +253,21 @@ class ExecutorCrashRecoveryTest {
 
         private void poll() {
             for (var record : consumer.poll(Duration.ofMillis(200))) {
+                if (SnapshotKeys.isRun(record.key())) {
+                    if (record.value() != null) {
+                        TaskRunSnapshot run = Topics.RUN_SNAPSHOT_SERDE.decode(record.value());
+                        runs.computeIfAbsent(run.getExecutionId(), k -> new java.util.TreeMap<>()).put(run.getSeq(), run.getRun());
+                    }
+                    continue;
+                }
                 switch (deserializers.get(record.topic()).deserialize(record.topic(), record.value())) {
                     case EventRecord event when event.getPayload() instanceof ExecutionCompletedEvent completed ->
                             end(record.key(), outcome(completed.getState().name(), completed.getError()));
                     case ExecutionSnapshot snapshot when TERMINAL.contains(snapshot.getExecution().getState().name()) -> {
                         var execution = snapshot.getExecution();
-                        terminalSnapshots.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(execution);
+                        var latest = runs.getOrDefault(record.key(), new java.util.TreeMap<>());
+                        terminalSnapshots.computeIfAbsent(record.key(), k -> new ArrayList<>())
+                                .add(new Terminal(record.key(), List.copyOf(latest.values())));
                         if (!exactlyOnce) {
                             end(record.key(), outcome(execution.getState().name(), execution.getError()));
                         }

@@ -1,7 +1,7 @@
 package io.millrace.bench;
 
+import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.Topics;
-import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.StateValue;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -13,6 +13,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -23,7 +24,7 @@ final class CompletionWatcher implements AutoCloseable {
     private static final Set<StateValue> TERMINAL = EnumSet.of(StateValue.SUCCESS, StateValue.WARNING, StateValue.FAILED,
             StateValue.KILLED, StateValue.SKIPPED);
 
-    private final KafkaConsumer<String, ExecutionSnapshot> consumer;
+    private final KafkaConsumer<String, byte[]> consumer;
     private final Tracker tracker;
     private final Thread thread;
     private volatile boolean running = true;
@@ -35,7 +36,7 @@ final class CompletionWatcher implements AutoCloseable {
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
                 ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100,
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
-                new StringDeserializer(), Topics.SNAPSHOT_SERDE.deserializer());
+                new StringDeserializer(), new ByteArrayDeserializer());
         String topic = topics.executions().name();
         List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                 .map(p -> new TopicPartition(topic, p.partition())).toList();
@@ -53,10 +54,13 @@ final class CompletionWatcher implements AutoCloseable {
         long lastForget = System.nanoTime();
         try {
             while (running) {
-                for (ConsumerRecord<String, ExecutionSnapshot> r : consumer.poll(Duration.ofMillis(200))) {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.value() == null || SnapshotKeys.isRun(r.key())) {
+                        continue; // a task run's snapshot, or a tombstone
+                    }
                     long now = System.nanoTime();
-                    StateValue state = r.value() == null ? null : r.value().getExecution().getState();
-                    if (state != null && TERMINAL.contains(state)) {
+                    StateValue state = Topics.SNAPSHOT_SERDE.decode(r.value()).getExecution().getState();
+                    if (TERMINAL.contains(state)) {
                         tracker.ended(r.key(), now, state == StateValue.SUCCESS);
                     }
                 }

@@ -6,6 +6,7 @@ import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
 import io.millrace.core.execution.TaskRun;
+import io.millrace.core.execution.TaskRuns;
 import io.millrace.serdes.avro.AttemptRecord;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.StateHistoryRecord;
@@ -35,20 +36,33 @@ public final class ExecutionMapper {
     }
 
     public static Execution fromRecord(ExecutionRecord r) {
-        return new Execution(r.getId(), r.getNamespace(), r.getFlowId(), r.getFlowRevision(),
-                Json.readMap(r.getInputsJson()), r.getLabels(), fromRecord(r.getState()), historiesOf(r.getHistories()),
-                r.getTaskRuns().stream().map(ExecutionMapper::fromRecord).toList(),
-                r.getOutputsJson() == null ? null : Json.readMap(r.getOutputsJson()), r.getError());
+        return fromRecord(r, r.getTaskRuns());
     }
 
-    private static TaskRunRecord toRecord(TaskRun t) {
+    /** An execution from its header (whose own run list is ignored) and its runs, stored apart, in creation order. */
+    public static Execution fromRecord(ExecutionRecord header, List<TaskRunRecord> runs) {
+        var taskRuns = TaskRuns.of(runs.stream().map(ExecutionMapper::fromRecord).toList());
+        return new Execution(header.getId(), header.getNamespace(), header.getFlowId(), header.getFlowRevision(),
+                Json.readMap(header.getInputsJson()), header.getLabels(), fromRecord(header.getState()),
+                historiesOf(header.getHistories()), taskRuns,
+                header.getOutputsJson() == null ? null : Json.readMap(header.getOutputsJson()), header.getError());
+    }
+
+    /** The execution without its task runs, which are stored and sent apart. */
+    public static ExecutionRecord toHeaderRecord(Execution e) {
+        return new ExecutionRecord(e.id(), e.namespace(), e.flowId(), e.flowRevision(), Json.write(e.inputs()),
+                e.labels(), toRecord(e.state()), histories(e.histories()), List.of(),
+                e.outputs() == null ? null : Json.write(e.outputs()), e.error());
+    }
+
+    public static TaskRunRecord toRecord(TaskRun t) {
         return new TaskRunRecord(t.id(), t.taskId(), t.parentTaskRunId(), t.value(), toRecord(t.state()),
                 histories(t.histories()),
                 t.attempts().stream().map(a -> new AttemptRecord(a.number(), toRecord(a.state()),
                         histories(a.histories()), a.leaseUntil(), a.error(), a.lost())).toList(), t.error(), t.iteration());
     }
 
-    private static TaskRun fromRecord(TaskRunRecord r) {
+    public static TaskRun fromRecord(TaskRunRecord r) {
         return new TaskRun(r.getId(), r.getTaskId(), r.getParentTaskRunId(), r.getValue(), r.getIteration(),
                 fromRecord(r.getState()), historiesOf(r.getHistories()),
                 r.getAttempts().stream().map(a -> new Attempt(a.getNumber(), fromRecord(a.getState()),

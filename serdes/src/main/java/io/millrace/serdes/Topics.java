@@ -5,6 +5,7 @@ import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.DeadLetterRecord;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.TaskRunSnapshot;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.TaskResultRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
@@ -28,6 +29,7 @@ public final class Topics {
     public static final AvroSerde<WorkerTaskRecord> TASK_SERDE = new AvroSerde<>(WorkerTaskRecord.getClassSchema());
     public static final AvroSerde<EventRecord> EVENT_SERDE = new AvroSerde<>(EventRecord.getClassSchema());
     public static final AvroSerde<ExecutionSnapshot> SNAPSHOT_SERDE = new AvroSerde<>(ExecutionSnapshot.getClassSchema());
+    public static final AvroSerde<TaskRunSnapshot> RUN_SNAPSHOT_SERDE = new AvroSerde<>(TaskRunSnapshot.getClassSchema());
     public static final AvroSerde<FlowRecord> FLOW_SERDE = new AvroSerde<>(FlowRecord.getClassSchema());
     public static final AvroSerde<DeadLetterRecord> DEAD_LETTER_SERDE = new AvroSerde<>(DeadLetterRecord.getClassSchema());
 
@@ -62,7 +64,10 @@ public final class Topics {
         return topic("events", EVENT_SERDE, DELETE);
     }
 
-    /** The latest snapshot of each execution, keyed by execution id. */
+    /**
+     * The latest snapshot of each execution, keyed by execution id, and of each of its task runs ({@link SnapshotKeys}):
+     * a value under a run key is a {@link TaskRunSnapshot}, decoded with {@link #RUN_SNAPSHOT_SERDE}.
+     */
     public Topic<ExecutionSnapshot> executions() {
         return topic("executions", SNAPSHOT_SERDE, COMPACT);
     }

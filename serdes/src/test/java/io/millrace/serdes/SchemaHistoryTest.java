@@ -10,6 +10,7 @@ import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
 import io.millrace.serdes.avro.TaskResultRecord;
+import io.millrace.serdes.avro.TaskRunSnapshot;
 import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.io.IOException;
@@ -32,21 +33,23 @@ import org.junit.jupiter.api.Test;
 class SchemaHistoryTest {
 
     /** The current schemas' fingerprints (CRC-64-AVRO of the parsing canonical form, in hex). */
-    private static final Map<String, String> PINNED = Map.of(
-            "CommandRecord", "d24c06c9de21727",
-            "DeadLetterRecord", "b70ac138e0ff4119",
-            "EventRecord", "b9fc8e76f0e77150",
-            "ExecutionRecord", "d2a9a6d1738c4e04",
-            "ExecutionSnapshot", "65f94556ec9f45c5",
-            "FlowRecord", "d95ef14fd81643c9",
-            "OutputsRecord", "ec0943a15bc55bc7",
-            "TaskResultRecord", "9222bb5a21dccf02",
-            "TimerRecord", "4d99626a42edfacf",
-            "WorkerTaskRecord", "6ff75f854710acbf");
+    private static final Map<String, String> PINNED = Map.ofEntries(
+            Map.entry("CommandRecord", "d24c06c9de21727"),
+            Map.entry("DeadLetterRecord", "b70ac138e0ff4119"),
+            Map.entry("EventRecord", "b9fc8e76f0e77150"),
+            Map.entry("ExecutionRecord", "d2a9a6d1738c4e04"),
+            Map.entry("ExecutionSnapshot", "93ab63e8c33bd6e7"),
+            Map.entry("FlowRecord", "d95ef14fd81643c9"),
+            Map.entry("OutputsRecord", "ec0943a15bc55bc7"),
+            Map.entry("TaskResultRecord", "9222bb5a21dccf02"),
+            Map.entry("TaskRunSnapshot", "3411975cd4179af2"),
+            Map.entry("TimerRecord", "4d99626a42edfacf"),
+            Map.entry("WorkerTaskRecord", "6ff75f854710acbf"));
 
     private static final List<Schema> CURRENT = List.of(CommandRecord.getClassSchema(), DeadLetterRecord.getClassSchema(),
             EventRecord.getClassSchema(), ExecutionRecord.getClassSchema(), ExecutionSnapshot.getClassSchema(),
             FlowRecord.getClassSchema(), OutputsRecord.getClassSchema(), TaskResultRecord.getClassSchema(),
+            TaskRunSnapshot.getClassSchema(),
             TimerRecord.getClassSchema(), WorkerTaskRecord.getClassSchema());
 
     @Test

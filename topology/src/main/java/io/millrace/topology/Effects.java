@@ -12,9 +12,10 @@ import io.millrace.core.flow.WorkerTask;
 import io.millrace.serdes.EventMapper;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
-import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
-import io.millrace.serdes.avro.TaskRunRecord;
+import io.millrace.serdes.avro.TaskRunSnapshot;
+import io.millrace.serdes.SnapshotKeys;
+import io.millrace.core.execution.TaskRuns;
 import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.io.IOException;
@@ -23,7 +24,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,6 +61,11 @@ final class Effects {
      * failure while building leaves the stores and topics untouched.
      */
     Outbox prepare(String executionId, Decision decision, StoreBackedState state, Flow flow, Instant now) {
+        return prepare(executionId, decision, state, flow, now, false);
+    }
+
+    /** @param allRuns the snapshot sends every task run, not only those the decision changed (to send again) */
+    Outbox prepare(String executionId, Decision decision, StoreBackedState state, Flow flow, Instant now, boolean allRuns) {
         long timestamp = now.toEpochMilli();
         var outbox = new Outbox();
         for (Event event : decision.events()) {
@@ -74,8 +79,8 @@ final class Effects {
                 case Effect.ScheduleTimer schedule -> outbox.timers.put(TimerKeys.of(schedule.timer()),
                         ExecutionMapper.toRecord(schedule.timer()));
                 case Effect.CancelTimer cancel -> outbox.timers.put(TimerKeys.of(cancel.timer()), null);
-                case Effect.EmitSnapshot ignored -> outbox.records.add(new Outgoing(Names.SNAPSHOTS_SINK,
-                        new Record<>(executionId, snapshot(state, now), timestamp)));
+                case Effect.EmitSnapshot ignored -> snapshot(executionId, state, now, allRuns).forEach(r ->
+                        outbox.records.add(new Outgoing(Names.SNAPSHOTS_SINK, r)));
             }
         }
         return outbox;
@@ -140,20 +145,31 @@ final class Effects {
         return json;
     }
 
-    /** The execution's latest state with its outputs; null (a tombstone) once it is purged. */
-    private static ExecutionSnapshot snapshot(StoreBackedState state, Instant now) {
-        ExecutionRecord execution = state.executionRecord().orElse(null);
+    /**
+     * The execution's latest state: one record per task run that changed (with its outputs), then the execution
+     * itself, which says how many runs it has; once it is purged, a tombstone for each of them.
+     */
+    private static List<Record<String, Object>> snapshot(String executionId, StoreBackedState state, Instant now,
+            boolean allRuns) {
+        long timestamp = now.toEpochMilli();
+        var records = new ArrayList<Record<String, Object>>();
+        Execution execution = state.execution().orElse(null);
         if (execution == null) {
-            return null;
-        }
-        var outputs = new HashMap<String, String>();
-        for (TaskRunRecord run : execution.getTaskRuns()) {
-            String json = state.outputsJson(run.getId());
-            if (json != null) {
-                outputs.put(run.getId(), json);
+            for (int seq = 0; seq < state.removedRuns().size(); seq++) {
+                records.add(new Record<>(SnapshotKeys.run(executionId, seq), null, timestamp));
             }
+            records.add(new Record<>(executionId, null, timestamp));
+            return records;
         }
-        return new ExecutionSnapshot(execution, outputs, now);
+        TaskRuns runs = execution.runs();
+        for (TaskRun run : allRuns ? runs.list() : runs.changed()) {
+            int seq = runs.position(run.id());
+            records.add(new Record<>(SnapshotKeys.run(executionId, seq), new TaskRunSnapshot(executionId, seq,
+                    ExecutionMapper.toRecord(run), state.outputsJson(run.id()), now), timestamp));
+        }
+        records.add(new Record<>(executionId, new ExecutionSnapshot(ExecutionMapper.toHeaderRecord(execution), Map.of(),
+                now, runs.size()), timestamp));
+        return records;
     }
 
     void deadLetter(String key, String reason, SpecificRecord original, Instant now) {

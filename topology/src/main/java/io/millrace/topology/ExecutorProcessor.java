@@ -1,9 +1,11 @@
 package io.millrace.topology;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.millrace.core.cache.LruCache;
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
+import io.millrace.core.command.TaskResult;
 import io.millrace.core.command.TimerFired;
 import io.millrace.core.decide.Decider;
 import io.millrace.core.decide.Decision;
@@ -14,9 +16,7 @@ import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.CommandRecord;
-import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.FlowRecord;
-import io.millrace.serdes.avro.OutputsRecord;
 import io.millrace.serdes.avro.TaskResultRecord;
 import io.millrace.serdes.avro.TimerRecord;
 import java.time.Duration;
@@ -43,17 +43,20 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private static final Logger LOG = LoggerFactory.getLogger(ExecutorProcessor.class);
     /** Bounds the work of one punctuation (and one transaction) after a long stop; the rest waits for the next. */
     static final int MAX_TIMERS_PER_PUNCTUATION = 500;
+    /** Executions kept decoded in memory per stream task (and executions re-sent since it started). */
+    static final int MAX_CACHED_EXECUTIONS = 2_000;
 
     private final Decider decider;
     private final ExecutorSettings settings;
     private final ExecutorMetrics metrics;
     private final EagerCommits eagerCommits;
     private ProcessorContext<String, Object> context;
-    private KeyValueStore<String, ExecutionRecord> executions;
-    private KeyValueStore<String, OutputsRecord> outputs;
+    private StoreBackedState.Stores stores;
     private KeyValueStore<String, TimerRecord> timers;
     private KeyValueStore<String, CommandRecord> deferred;
     private FlowLookup flows;
+    /** The commands whose step was sent again, as a duplicate, since this processor started (by replay key). */
+    private LruCache<String, Boolean> reemitted;
     private Effects effects;
     private Wakeup wakeup;
     /**
@@ -76,8 +79,11 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     @Override
     public void init(ProcessorContext<String, Object> context) {
         this.context = context;
-        this.executions = context.getStateStore(Names.EXECUTIONS_STORE);
-        this.outputs = context.getStateStore(Names.OUTPUTS_STORE);
+        // a new cache whenever the stores may have been rolled back to the last commit (see below)
+        this.stores = new StoreBackedState.Stores(context.getStateStore(Names.EXECUTIONS_STORE),
+                context.getStateStore(Names.TASK_RUNS_STORE), context.getStateStore(Names.OUTPUTS_STORE),
+                new LruCache<>(MAX_CACHED_EXECUTIONS));
+        this.reemitted = new LruCache<>(MAX_CACHED_EXECUTIONS);
         this.timers = context.getStateStore(Names.TIMERS_STORE);
         this.deferred = context.getStateStore(Names.DEFERRED_STORE);
         KeyValueStore<String, FlowRecord> flowStore = context.getStateStore(Names.FLOWS_STORE);
@@ -128,7 +134,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             metrics.deadLettered();
             return;
         }
-        var state = new StoreBackedState(command.executionId(), executions, outputs);
+        var state = new StoreBackedState(command.executionId(), stores);
         try {
             Flow flow = flowOf(command, state);
             if (flow == null && command instanceof CreateExecution create && shouldWaitForFlow(create, now)) {
@@ -143,20 +149,35 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             commitIfEnded(decision, now);
             decision.rejection().ifPresent(r -> rejected(command, r, original, now));
             boolean duplicate = decision.rejection().filter(r -> r.kind() == Rejection.Kind.DUPLICATE).isPresent();
-            if (duplicate && settings.reemitDuplicates()) {
-                // maybe a replay after a crash: the state is stored, but what it sent may not have reached Kafka
+            String replayed = duplicate ? replayKey(command) : null;
+            if (duplicate && settings.reemitDuplicates() && reemitted.get(replayed) == null) {
+                // maybe a replay after a crash: the state is stored, but what its step sent may not have reached Kafka.
+                // Only what that step started is sent again, once per command since this processor started: a re-sent
+                // dispatch runs again, and its result comes twice too
+                reemitted.put(replayed, Boolean.TRUE);
                 Flow executionFlow = executionFlow(state);
-                effects.prepare(command.executionId(), decider.reemit(state, executionFlow), state, executionFlow, now).send();
+                Instant stepAt = state.execution().map(e -> Decider.stepOf(e, command)).orElse(null);
+                effects.prepare(command.executionId(), decider.reemit(state, executionFlow, stepAt), state, executionFlow,
+                        now, true).send();
                 metrics.reemitted();
             }
             metrics.handled(command, decision);
         } catch (RuntimeException e) {
+            state.evict();
             LOG.error("Failed handling {} for execution {}", command.getClass().getSimpleName(), command.executionId(), e);
             failExecution(command.executionId(), "Internal error: " + e, now);
             effects.deadLetter(command.executionId(), "Failed handling " + command.getClass().getSimpleName()
                     + ": " + e, original, now);
             metrics.deadLettered();
         }
+    }
+
+    /** What makes a command the same as another: the key of a replay. */
+    private static String replayKey(Command command) {
+        return switch (command) {
+            case TaskResult result -> result.taskRunId() + "/" + result.attempt() + "/" + result.state();
+            default -> command.executionId() + "/" + command.getClass().getSimpleName();
+        };
     }
 
     /** The flow a command needs: the execution's own revision once it exists. */
@@ -192,7 +213,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
 
     private void failExecution(String executionId, String reason, Instant now) {
         try {
-            var state = new StoreBackedState(executionId, executions, outputs);
+            var state = new StoreBackedState(executionId, stores);
             Decision decision = decider.fail(state, reason, now);
             Effects.Outbox outbox = effects.prepare(executionId, decision, state, null, now);
             state.flush();

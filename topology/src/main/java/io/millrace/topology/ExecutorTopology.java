@@ -11,10 +11,18 @@ import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
+import io.millrace.serdes.avro.TaskRunRecord;
+import io.millrace.serdes.avro.TaskRunSnapshot;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.time.Duration;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -67,6 +75,8 @@ public final class ExecutorTopology {
         boolean cached = config.exactlyOnce();
         topology.addStateStore(store(Names.EXECUTIONS_STORE, new AvroSerde<>(ExecutionRecord.getClassSchema()), cached),
                 Names.EXECUTOR);
+        topology.addStateStore(store(Names.TASK_RUNS_STORE, new AvroSerde<>(TaskRunRecord.getClassSchema()), cached),
+                Names.EXECUTOR);
         topology.addStateStore(store(Names.OUTPUTS_STORE, new AvroSerde<>(OutputsRecord.getClassSchema()), cached),
                 Names.EXECUTOR);
         topology.addStateStore(store(Names.TIMERS_STORE, new AvroSerde<>(TimerRecord.getClassSchema()), true),
@@ -83,11 +93,26 @@ public final class ExecutorTopology {
                 (key, value, context) -> topics.tasks(((WorkerTaskRecord) value).getWorkerGroup()).name(),
                 string.serializer(), erase(Topics.TASK_SERDE), Names.EXECUTOR);
         topology.addSink(Names.EVENTS_SINK, topics.events().name(), string.serializer(), erase(Topics.EVENT_SERDE), Names.EXECUTOR);
-        topology.addSink(Names.SNAPSHOTS_SINK, topics.executions().name(), string.serializer(), erase(Topics.SNAPSHOT_SERDE),
-                Names.EXECUTOR);
+        topology.addSink(Names.SNAPSHOTS_SINK, topics.executions().name(), string.serializer(), snapshots(),
+                ExecutorTopology::byExecution, Names.EXECUTOR);
         topology.addSink(Names.DEAD_LETTERS_SINK, topics.deadLetters().name(), string.serializer(),
                 erase(Topics.DEAD_LETTER_SERDE), Names.EXECUTOR);
         return topology;
+    }
+
+    /** An execution's snapshot and its task runs' snapshots, each in its own encoding (see SnapshotKeys). */
+    private static Serializer<Object> snapshots() {
+        return (topic, value) -> switch (value) {
+            case null -> null;
+            case TaskRunSnapshot run -> Topics.RUN_SNAPSHOT_SERDE.encode(run);
+            default -> Topics.SNAPSHOT_SERDE.encode((ExecutionSnapshot) value);
+        };
+    }
+
+    /** One execution's snapshot records on one partition, in the order they were sent: by the execution id. */
+    private static Optional<Set<Integer>> byExecution(String topic, String key, Object value, int partitions) {
+        byte[] bytes = SnapshotKeys.executionId(key).getBytes(StandardCharsets.UTF_8);
+        return Optional.of(Set.of(Utils.toPositive(Utils.murmur2(bytes)) % partitions));
     }
 
     /** Kafka Streams properties for the executor: latency-oriented defaults, then the pass-through ones. */

@@ -15,8 +15,10 @@ public final class Names {
     public static final String SNAPSHOTS_SINK = "Snapshots.sink";
     public static final String DEAD_LETTERS_SINK = "DeadLetters.sink";
 
-    /** execution id → execution state. */
+    /** execution id → execution state, without its task runs. */
     public static final String EXECUTIONS_STORE = "executor-executions";
+    /** execution id + '/' + creation index in 8 hex digits → task run (see SnapshotKeys): one record per run. */
+    public static final String TASK_RUNS_STORE = "executor-taskruns";
     /** execution id + '/' + task run id → task run outputs (kept apart so state updates never copy them). */
     public static final String OUTPUTS_STORE = "executor-outputs";
     /** zero-padded due epoch millis + '/' + timer id → timer; scanned in key order by the punctuator. */

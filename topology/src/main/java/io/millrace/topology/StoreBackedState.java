@@ -3,53 +3,81 @@ package io.millrace.topology;
 import io.millrace.core.decide.MutableExecutionState;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.TaskRun;
+import io.millrace.core.execution.TaskRuns;
+import io.millrace.core.cache.LruCache;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
+import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.OutputsRecord;
+import io.millrace.serdes.avro.TaskRunRecord;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * One execution's state over the executor's stores for the length of one decision. Writes are
- * buffered and reach the stores only on {@link #flush()}, so a decision that throws half-way leaves
- * the stores as they were.
+ * One execution's state over the executor's stores for the length of one decision. The execution's header and each
+ * of its task runs are stored apart, so a decision writes what it changed, not every run. Loaded executions are kept
+ * in a cache, so a decision does not read every run back either; the cache holds what the stores hold once a decision
+ * is flushed, and a decision that throws must {@link #evict()} (it may have changed the cached runs half-way). Writes
+ * reach the stores only on {@link #flush()}.
  */
 final class StoreBackedState implements MutableExecutionState {
+    /** The stores of one execution's state, and the executions kept in memory. */
+    record Stores(KeyValueStore<String, ExecutionRecord> executions, KeyValueStore<String, TaskRunRecord> runs,
+            KeyValueStore<String, OutputsRecord> outputs, LruCache<String, Execution> cache) {
+    }
+
     private final String executionId;
-    private final KeyValueStore<String, ExecutionRecord> executions;
-    private final KeyValueStore<String, OutputsRecord> outputs;
+    private final Stores stores;
     private final Map<String, Map<String, Object>> pendingOutputs = new HashMap<>();
     /** The JSON of pending outputs, written once for the store and the snapshot. */
     private final Map<String, String> pendingJson = new HashMap<>();
     /** Stored outputs read during this decision (variables for a dispatch, then the snapshot, read them again). */
     private final Map<String, OutputsRecord> readOutputs = new HashMap<>();
     private Execution execution;
-    /** {@link #execution} in its stored form, once asked for; built again after a change. */
-    private ExecutionRecord record;
     private boolean loaded;
     private boolean dirty;
-    /** Task runs whose outputs {@link #flush()} deletes: those of a removed execution. */
+    /** The runs of a removed execution, whose records and outputs {@link #flush()} deletes. */
     private List<TaskRun> removedRuns = List.of();
 
-    StoreBackedState(String executionId, KeyValueStore<String, ExecutionRecord> executions,
-            KeyValueStore<String, OutputsRecord> outputs) {
+    StoreBackedState(String executionId, Stores stores) {
         this.executionId = executionId;
-        this.executions = executions;
-        this.outputs = outputs;
+        this.stores = stores;
     }
 
     @Override
     public Optional<Execution> execution() {
         if (!loaded) {
-            ExecutionRecord record = executions.get(executionId);
-            execution = record == null ? null : ExecutionMapper.fromRecord(record);
+            execution = stores.cache().get(executionId);
+            if (execution == null) {
+                execution = load();
+            }
             loaded = true;
         }
         return Optional.ofNullable(execution);
+    }
+
+    private Execution load() {
+        ExecutionRecord header = stores.executions().get(executionId);
+        if (header == null) {
+            return null;
+        }
+        var runs = new ArrayList<TaskRunRecord>(header.getTaskRuns()); // runs stored inline by an older executor
+        try (KeyValueIterator<String, TaskRunRecord> stored = stores.runs().range(
+                SnapshotKeys.runsFrom(executionId), SnapshotKeys.runsTo(executionId))) {
+            stored.forEachRemaining(kv -> runs.add(kv.value));
+        }
+        Execution loaded = ExecutionMapper.fromRecord(header, runs);
+        if (!header.getTaskRuns().isEmpty()) {
+            header.getTaskRuns().forEach(run -> loaded.runs().update(run.getId(), r -> r)); // rewrite them apart
+            dirty = true;
+        }
+        return loaded;
     }
 
     @Override
@@ -76,23 +104,19 @@ final class StoreBackedState implements MutableExecutionState {
         if (readOutputs.containsKey(taskRunId)) {
             return readOutputs.get(taskRunId);
         }
-        OutputsRecord stored = outputs.get(outputsKey(executionId, taskRunId));
+        OutputsRecord stored = stores.outputs().get(outputsKey(executionId, taskRunId));
         readOutputs.put(taskRunId, stored);
         return stored;
     }
 
-    /** The execution in its stored form (built once per change: the store and the snapshot both take it). */
-    Optional<ExecutionRecord> executionRecord() {
-        if (record == null && execution().isPresent()) {
-            record = ExecutionMapper.toRecord(execution);
-        }
-        return Optional.ofNullable(record);
+    /** The runs of a removed execution (their snapshot records are deleted too); empty otherwise. */
+    List<TaskRun> removedRuns() {
+        return removedRuns;
     }
 
     @Override
     public void putExecution(Execution value) {
         execution = value;
-        record = null;
         loaded = true;
         dirty = true;
     }
@@ -105,28 +129,43 @@ final class StoreBackedState implements MutableExecutionState {
 
     @Override
     public void removeExecution() {
-        execution().ifPresent(removed -> removedRuns = removed.taskRuns());
+        execution().ifPresent(removed -> removedRuns = List.copyOf(removed.taskRuns()));
         execution = null;
-        record = null;
         dirty = true;
         pendingOutputs.clear();
         pendingJson.clear();
     }
 
+    /** Forgets the cached execution: after a decision that failed half-way, the stores are the truth. */
+    void evict() {
+        stores.cache().remove(executionId);
+    }
+
     /**
-     * Writes outputs before the execution that refers to them, and removes the execution before its outputs. Under
-     * at-least-once a crash can lose changelog records the producer had not sent yet; the producer sends in the
-     * order of these writes (on one broker), so the stored state never names a task run whose outputs were lost.
+     * Writes outputs before the runs that refer to them, runs before the header, and removes the header before the
+     * runs and their outputs. Under at-least-once a crash can lose changelog records the producer had not sent yet;
+     * the producer sends in the order of these writes (on one broker), so the stored state never names a task run
+     * whose outputs were lost.
      */
     void flush() {
         pendingOutputs.keySet().forEach(taskRunId ->
-                outputs.put(outputsKey(executionId, taskRunId), new OutputsRecord(outputsJson(taskRunId))));
+                stores.outputs().put(outputsKey(executionId, taskRunId), new OutputsRecord(outputsJson(taskRunId))));
         if (dirty && execution == null) {
-            executions.delete(executionId);
+            stores.executions().delete(executionId);
+            for (int seq = 0; seq < removedRuns.size(); seq++) {
+                stores.runs().delete(SnapshotKeys.run(executionId, seq));
+                stores.outputs().delete(outputsKey(executionId, removedRuns.get(seq).id()));
+            }
+            stores.cache().remove(executionId);
         } else if (dirty) {
-            executions.put(executionId, executionRecord().orElseThrow());
+            TaskRuns runs = execution.runs();
+            for (TaskRun run : runs.changed()) {
+                stores.runs().put(SnapshotKeys.run(executionId, runs.position(run.id())), ExecutionMapper.toRecord(run));
+            }
+            stores.executions().put(executionId, ExecutionMapper.toHeaderRecord(execution));
+            runs.clearChanged();
+            stores.cache().put(executionId, execution);
         }
-        removedRuns.forEach(run -> outputs.delete(outputsKey(executionId, run.id())));
     }
 
     static String outputsKey(String executionId, String taskRunId) {

@@ -15,6 +15,7 @@ import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
+import io.millrace.serdes.avro.TaskRunRecord;
 import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.time.Duration;
@@ -53,6 +54,7 @@ class ExecutorProcessorTest {
     void createStores() {
         context.setCurrentSystemTimeMs(NOW.toEpochMilli());
         store(Names.EXECUTIONS_STORE, new AvroSerde<>(ExecutionRecord.getClassSchema()));
+        store(Names.TASK_RUNS_STORE, new AvroSerde<>(TaskRunRecord.getClassSchema()));
         store(Names.OUTPUTS_STORE, new AvroSerde<>(OutputsRecord.getClassSchema()));
         store(Names.TIMERS_STORE, new AvroSerde<>(TimerRecord.getClassSchema()));
         store(Names.DEFERRED_STORE, Topics.COMMAND_SERDE);
@@ -90,7 +92,7 @@ class ExecutorProcessorTest {
         postFlow();
         processor.init(context);
         processor.process(create("e1", Map.of("n", 1)));
-        var committed = snapshot(Names.EXECUTIONS_STORE, Names.OUTPUTS_STORE, Names.TIMERS_STORE);
+        var committed = snapshot(Names.EXECUTIONS_STORE, Names.TASK_RUNS_STORE, Names.OUTPUTS_STORE, Names.TIMERS_STORE);
         context.setCurrentSystemTimeMs(NOW.plus(LEASE).plusSeconds(1).toEpochMilli());
         punctuateLatest();
         assertThat(dispatchedAttempts()).containsExactly(1, 2);

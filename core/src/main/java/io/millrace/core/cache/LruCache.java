@@ -52,6 +52,12 @@ public final class LruCache<K, V> {
         }
     }
 
+    public void remove(K key) {
+        synchronized (entries) {
+            entries.remove(key);
+        }
+    }
+
     public void clear() {
         synchronized (entries) {
             entries.clear();

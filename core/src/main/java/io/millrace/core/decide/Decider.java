@@ -136,6 +136,15 @@ public final class Decider {
      * takes the key of the one it replaces. No events: the state does not change.
      */
     public Decision reemit(ExecutionView state, Flow flow) {
+        return reemit(state, flow, null);
+    }
+
+    /**
+     * As {@link #reemit(ExecutionView, Flow)}, for the step of one duplicate command: only the attempts and timers
+     * that step started ({@code stepAt}, when it was decided; null: every one) are sent again, so a replayed result
+     * does not send every running dispatch of its execution again.
+     */
+    public Decision reemit(ExecutionView state, Flow flow, Instant stepAt) {
         Execution execution = state.execution().orElse(null);
         if (execution == null) {
             return new Decision(List.of(), List.of(), Optional.empty());
@@ -148,7 +157,8 @@ public final class Decider {
             for (TaskRun run : execution.taskRuns()) {
                 TaskDef task = flow.task(run.taskId()).orElse(null);
                 Attempt attempt = run.currentAttempt().orElse(null);
-                if (task == null || attempt == null || run.state().isTerminal()) {
+                if (task == null || attempt == null || run.state().isTerminal()
+                        || stepAt != null && !stepAt.equals(attempt.histories().getLast().date())) {
                     continue;
                 }
                 if (run.state() == State.RETRYING) {
@@ -165,6 +175,17 @@ public final class Decider {
         }
         effects.add(new Effect.EmitSnapshot(execution.id()));
         return new Decision(List.of(), effects, Optional.empty());
+    }
+
+    /** When the step that handled a command was decided, if the state shows it: for {@link #reemit}. */
+    public static Instant stepOf(Execution execution, Command command) {
+        return switch (command) {
+            case TaskResult result -> execution.taskRun(result.taskRunId()).flatMap(run -> run.attempts().stream()
+                    .filter(a -> a.number() == result.attempt()).findFirst())
+                    .map(a -> a.histories().getLast().date()).orElse(null);
+            case CreateExecution create -> execution.startDate();
+            default -> null;
+        };
     }
 
     /** The retry timer a RETRYING run waits for, at the date its policy gave when its attempt failed. */
@@ -197,6 +218,10 @@ public final class Decider {
         if (step.state().execution().isPresent()) {
             return Decision.rejected(Rejection.Kind.DUPLICATE, "Expected a new execution id, but "
                     + create.executionId() + " exists already");
+        }
+        if (create.executionId().indexOf('/') >= 0) {
+            return Decision.rejected(Rejection.Kind.INVALID, "Expected an execution id without '/', but got "
+                    + create.executionId());
         }
         if (flow == null) {
             return Decision.rejected(Rejection.Kind.INVALID, "Expected flow " + create.namespace() + "/"

@@ -30,14 +30,36 @@ public final class TaskRuns {
     private final Map<String, Set<String>> failed = new HashMap<>();
     private final Map<String, Integer> warnings = new HashMap<>();
     private final Set<String> allFailed = new LinkedHashSet<>();
+    /** Runs added or changed since the last {@link #clearChanged()}: what a store writes and a snapshot sends. */
+    private final Set<String> changed = new LinkedHashSet<>();
 
     public TaskRuns() {
     }
 
+    /** Runs as they were stored: none of them counts as changed. */
     public static TaskRuns of(List<TaskRun> list) {
         var runs = new TaskRuns();
         list.forEach(runs::add);
+        runs.clearChanged();
         return runs;
+    }
+
+    /** The run's creation index: its position in {@link #list()}. */
+    public int position(String taskRunId) {
+        Integer position = positions.get(taskRunId);
+        if (position == null) {
+            throw new IllegalStateException("Expected task run " + taskRunId + " to exist, but it does not");
+        }
+        return position;
+    }
+
+    /** The runs added or changed since the last {@link #clearChanged()}, oldest change first. */
+    public List<TaskRun> changed() {
+        return resolve(changed);
+    }
+
+    public void clearChanged() {
+        changed.clear();
     }
 
     /** A copy that later changes to this one do not reach. */
@@ -126,6 +148,7 @@ public final class TaskRuns {
         places.put(place(parent, run.taskId(), run.iteration()), run.id());
         byTask.computeIfAbsent(run.taskId(), t -> new ArrayList<>()).add(run.id());
         children.computeIfAbsent(parent, p -> new ArrayList<>()).add(run.id());
+        changed.add(run.id());
         count(parent, null, run);
     }
 
@@ -138,6 +161,7 @@ public final class TaskRuns {
         TaskRun before = runs.get(position);
         TaskRun after = change.apply(before);
         runs.set(position, after);
+        changed.add(taskRunId);
         count(key(after.parentTaskRunId()), before, after);
     }
 
