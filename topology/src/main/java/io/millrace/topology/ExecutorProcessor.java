@@ -162,7 +162,8 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                 metrics.reemitted();
             }
             metrics.handled(command, decision);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            rethrowIfFatal(e);
             state.evict();
             LOG.error("Failed handling {} for execution {}", command.getClass().getSimpleName(), command.executionId(), e);
             failExecution(command.executionId(), "Internal error: " + e, now);
@@ -219,8 +220,20 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             state.flush();
             outbox.send();
             commitIfEnded(decision, now);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            rethrowIfFatal(e);
             LOG.error("Unable to fail execution {} after an internal error", executionId, e);
+        }
+    }
+
+    /**
+     * An Error while deciding (a StackOverflowError from a pathological flow or expression, a linkage error) fails
+     * that execution like any exception; only a JVM that cannot go on (out of memory, an internal error) stops the
+     * thread.
+     */
+    private static void rethrowIfFatal(Throwable e) {
+        if (e instanceof VirtualMachineError fatal && !(fatal instanceof StackOverflowError)) {
+            throw fatal;
         }
     }
 
