@@ -265,9 +265,11 @@ class ExecutorCrashRecoveryTest {
                             end(record.key(), outcome(completed.getState().name(), completed.getError()));
                     case ExecutionSnapshot snapshot when TERMINAL.contains(snapshot.getExecution().getState().name()) -> {
                         var execution = snapshot.getExecution();
-                        var latest = runs.getOrDefault(record.key(), new java.util.TreeMap<>());
+                        // a small execution's runs are inline; a bigger one's travel in snapshots of their own
+                        List<TaskRunRecord> latest = snapshot.getTaskRunCount() == null ? execution.getTaskRuns()
+                                : List.copyOf(runs.getOrDefault(record.key(), new java.util.TreeMap<>()).values());
                         terminalSnapshots.computeIfAbsent(record.key(), k -> new ArrayList<>())
-                                .add(new Terminal(record.key(), List.copyOf(latest.values())));
+                                .add(new Terminal(record.key(), latest));
                         if (!exactlyOnce) {
                             end(record.key(), outcome(execution.getState().name(), execution.getError()));
                         }

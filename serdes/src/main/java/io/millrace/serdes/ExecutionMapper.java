@@ -36,12 +36,13 @@ public final class ExecutionMapper {
     }
 
     public static Execution fromRecord(ExecutionRecord r) {
-        return fromRecord(r, r.getTaskRuns());
+        return fromRecord(r, List.of());
     }
 
-    /** An execution from its header (whose own run list is ignored) and its runs, stored apart, in creation order. */
-    public static Execution fromRecord(ExecutionRecord header, List<TaskRunRecord> runs) {
-        var taskRuns = TaskRuns.of(runs.stream().map(ExecutionMapper::fromRecord).toList());
+    /** An execution from its record, its runs inline (a small execution) or stored apart, in creation order. */
+    public static Execution fromRecord(ExecutionRecord header, List<TaskRunRecord> apart) {
+        var taskRuns = TaskRuns.of(java.util.stream.Stream.concat(header.getTaskRuns().stream(), apart.stream())
+                .map(ExecutionMapper::fromRecord).toList());
         return new Execution(header.getId(), header.getNamespace(), header.getFlowId(), header.getFlowRevision(),
                 Json.readMap(header.getInputsJson()), header.getLabels(), fromRecord(header.getState()),
                 historiesOf(header.getHistories()), taskRuns,

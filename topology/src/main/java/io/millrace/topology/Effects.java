@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -146,8 +147,9 @@ final class Effects {
     }
 
     /**
-     * The execution's latest state: one record per task run that changed (with its outputs), then the execution
-     * itself, which says how many runs it has; once it is purged, a tombstone for each of them.
+     * The execution's latest state: a small execution's, with its task runs and their outputs inline; a bigger one's
+     * as one record per task run that changed (with its outputs), then the execution itself, which says how many runs
+     * it has. Once it is purged, a tombstone for each of them.
      */
     private static List<Record<String, Object>> snapshot(String executionId, StoreBackedState state, Instant now,
             boolean allRuns) {
@@ -155,14 +157,27 @@ final class Effects {
         var records = new ArrayList<Record<String, Object>>();
         Execution execution = state.execution().orElse(null);
         if (execution == null) {
-            for (int seq = 0; seq < state.removedRuns().size(); seq++) {
+            int removed = state.removedRuns().size();
+            for (int seq = 0; removed > StoreBackedState.INLINE_RUNS && seq < removed; seq++) {
                 records.add(new Record<>(SnapshotKeys.run(executionId, seq), null, timestamp));
             }
             records.add(new Record<>(executionId, null, timestamp));
             return records;
         }
         TaskRuns runs = execution.runs();
-        for (TaskRun run : allRuns ? runs.list() : runs.changed()) {
+        if (runs.size() <= StoreBackedState.INLINE_RUNS) {
+            var outputs = new HashMap<String, String>();
+            for (TaskRun run : runs.list()) {
+                String json = state.outputsJson(run.id());
+                if (json != null) {
+                    outputs.put(run.id(), json);
+                }
+            }
+            records.add(new Record<>(executionId, new ExecutionSnapshot(ExecutionMapper.toRecord(execution), outputs, now,
+                    null), timestamp));
+            return records;
+        }
+        for (TaskRun run : StoreBackedState.runsToSend(runs, allRuns)) {
             int seq = runs.position(run.id());
             records.add(new Record<>(SnapshotKeys.run(executionId, seq), new TaskRunSnapshot(executionId, seq,
                     ExecutionMapper.toRecord(run), state.outputsJson(run.id()), now), timestamp));

@@ -20,13 +20,20 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * One execution's state over the executor's stores for the length of one decision. The execution's header and each
- * of its task runs are stored apart, so a decision writes what it changed, not every run. Loaded executions are kept
+ * One execution's state over the executor's stores for the length of one decision. A small execution is one record;
+ * a bigger one's header and each of its task runs are stored apart, so a decision writes what it changed, not every
+ * run. Loaded executions are kept
  * in a cache, so a decision does not read every run back either; the cache holds what the stores hold once a decision
  * is flushed, and a decision that throws must {@link #evict()} (it may have changed the cached runs half-way). Writes
  * reach the stores only on {@link #flush()}.
  */
 final class StoreBackedState implements MutableExecutionState {
+    /**
+     * An execution of at most this many task runs keeps them inline, in its header record and its snapshot: one record
+     * per decision, as most executions need. A bigger one keeps each run in a record of its own.
+     */
+    static final int INLINE_RUNS = 16;
+
     /** The stores of one execution's state, and the executions kept in memory. */
     record Stores(KeyValueStore<String, ExecutionRecord> executions, KeyValueStore<String, TaskRunRecord> runs,
             KeyValueStore<String, OutputsRecord> outputs, LruCache<String, Execution> cache) {
@@ -67,17 +74,12 @@ final class StoreBackedState implements MutableExecutionState {
         if (header == null) {
             return null;
         }
-        var runs = new ArrayList<TaskRunRecord>(header.getTaskRuns()); // runs stored inline by an older executor
+        var runs = new ArrayList<TaskRunRecord>();
         try (KeyValueIterator<String, TaskRunRecord> stored = stores.runs().range(
                 SnapshotKeys.runsFrom(executionId), SnapshotKeys.runsTo(executionId))) {
             stored.forEachRemaining(kv -> runs.add(kv.value));
         }
-        Execution loaded = ExecutionMapper.fromRecord(header, runs);
-        if (!header.getTaskRuns().isEmpty()) {
-            header.getTaskRuns().forEach(run -> loaded.runs().update(run.getId(), r -> r)); // rewrite them apart
-            dirty = true;
-        }
-        return loaded;
+        return ExecutionMapper.fromRecord(header, runs);
     }
 
     @Override
@@ -153,19 +155,33 @@ final class StoreBackedState implements MutableExecutionState {
         if (dirty && execution == null) {
             stores.executions().delete(executionId);
             for (int seq = 0; seq < removedRuns.size(); seq++) {
-                stores.runs().delete(SnapshotKeys.run(executionId, seq));
+                if (removedRuns.size() > INLINE_RUNS) {
+                    stores.runs().delete(SnapshotKeys.run(executionId, seq));
+                }
                 stores.outputs().delete(outputsKey(executionId, removedRuns.get(seq).id()));
             }
             stores.cache().remove(executionId);
         } else if (dirty) {
             TaskRuns runs = execution.runs();
-            for (TaskRun run : runs.changed()) {
-                stores.runs().put(SnapshotKeys.run(executionId, runs.position(run.id())), ExecutionMapper.toRecord(run));
+            if (runs.size() <= INLINE_RUNS) {
+                stores.executions().put(executionId, ExecutionMapper.toRecord(execution));
+            } else {
+                for (TaskRun run : runsToSend(runs, false)) {
+                    stores.runs().put(SnapshotKeys.run(executionId, runs.position(run.id())), ExecutionMapper.toRecord(run));
+                }
+                stores.executions().put(executionId, ExecutionMapper.toHeaderRecord(execution));
             }
-            stores.executions().put(executionId, ExecutionMapper.toHeaderRecord(execution));
             runs.clearChanged();
             stores.cache().put(executionId, execution);
         }
+    }
+
+    /**
+     * The runs an execution kept apart writes and sends: those that changed, or all of them when asked or when it
+     * outgrew {@link #INLINE_RUNS} in this decision (its runs were inline until now).
+     */
+    static List<TaskRun> runsToSend(TaskRuns runs, boolean all) {
+        return all || runs.sizeBeforeChanges() <= INLINE_RUNS ? runs.list() : runs.changed();
     }
 
     static String outputsKey(String executionId, String taskRunId) {

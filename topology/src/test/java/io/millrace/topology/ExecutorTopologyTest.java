@@ -170,7 +170,9 @@ class ExecutorTopologyTest {
         ExecutionSnapshot last = lastSnapshot();
         assertThat(last.getExecution().getState().name()).isEqualTo("SUCCESS");
         assertThat(Json.readMap(last.getExecution().getOutputsJson())).containsEntry("greeting", "hello Ada!");
-        assertThat(last.getTaskRunCount()).isEqualTo(2);
+        assertThat(last.getTaskRunCount()).as("a small execution's runs are inline").isNull();
+        assertThat(last.getExecution().getTaskRuns()).hasSize(2);
+        assertThat(last.getTaskOutputs()).hasSize(2);
         assertThat(tasks.isEmpty()).isTrue();
     }
 
@@ -193,6 +195,53 @@ class ExecutorTopologyTest {
         KeyValueStore<String, OutputsRecord> outputs = driver.getKeyValueStore(Names.OUTPUTS_STORE);
         String firstRun = stored.taskRuns().getFirst().id();
         assertThat(Json.readMap(outputs.get("e2/" + firstRun).getJson())).isEqualTo(replayed.outputs(firstRun));
+    }
+
+    @Test
+    void shouldStoreAndSendTheRunsOfABigExecutionOneRecordEach() throws Exception {
+        // given: a loop of 20 values, 21 task runs, more than an execution keeps inline
+        var loop = new FlowParser().parse("""
+                id: loop
+                namespace: company.team
+                tasks:
+                  - id: each
+                    type: io.kestra.plugin.core.flow.ForEach
+                    values: "{{ range(1, 20) }}"
+                    concurrencyLimit: 0
+                    tasks:
+                      - {id: log, type: log, message: "{{ taskrun.value }}"}
+                """).withRevision(1);
+        driver.createInputTopic(topics.flows().name(), Serdes.String().serializer(), Topics.FLOW_SERDE.serializer())
+                .pipeInput(FlowMapper.key(loop.namespace(), loop.id(), 1), FlowMapper.toRecord(loop, START));
+        commands.pipeInput("big", CommandMapper.toRecord(new CreateExecution("big", "company.team", "loop", null,
+                Map.of(), Map.of(), START)));
+
+        // when
+        List<WorkerTaskRecord> dispatched = tasks.readValuesToList();
+        dispatched.forEach(task -> answer(task, State.SUCCESS, Map.of()));
+
+        // then: each run is a record of its own in the store and on the topic, sent before the execution's snapshot
+        assertThat(dispatched).hasSize(20);
+        Execution stored = stored("big");
+        assertThat(stored.state()).isEqualTo(State.SUCCESS);
+        assertThat(stored.taskRuns()).hasSize(21);
+        KeyValueStore<String, ExecutionRecord> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
+        assertThat(executions.get("big").getTaskRuns()).isEmpty();
+        List<KeyValue<String, byte[]>> sent = snapshots.readKeyValuesToList();
+        KeyValue<String, byte[]> last = sent.getLast();
+        assertThat(last.key).isEqualTo("big");
+        ExecutionSnapshot terminal = Topics.SNAPSHOT_SERDE.decode(last.value);
+        assertThat(terminal.getExecution().getState()).isEqualTo(StateValue.SUCCESS);
+        assertThat(terminal.getTaskRunCount()).isEqualTo(21);
+        assertThat(sent.stream().filter(kv -> SnapshotKeys.isRun(kv.key)).map(kv -> kv.key).distinct())
+                .hasSize(21).allMatch(key -> key.startsWith("big/"));
+
+        // when: its retention ends
+        driver.advanceWallClockTime(Duration.ofHours(1).plusSeconds(1));
+
+        // then: a tombstone for the execution and for each of its runs
+        assertThat(snapshots.readKeyValuesToList()).allSatisfy(kv -> assertThat(kv.value).isNull()).hasSize(22);
+        assertThat(executions.get("big")).isNull();
     }
 
     @Test

@@ -32,6 +32,7 @@ public final class TaskRuns {
     private final Set<String> allFailed = new LinkedHashSet<>();
     /** Runs added or changed since the last {@link #clearChanged()}: what a store writes and a snapshot sends. */
     private final Set<String> changed = new LinkedHashSet<>();
+    private int added;
 
     public TaskRuns() {
     }
@@ -58,8 +59,14 @@ public final class TaskRuns {
         return resolve(changed);
     }
 
+    /** How many runs there were at the last {@link #clearChanged()}. */
+    public int sizeBeforeChanges() {
+        return runs.size() - added;
+    }
+
     public void clearChanged() {
         changed.clear();
+        added = 0;
     }
 
     /** A copy that later changes to this one do not reach. */
@@ -149,6 +156,7 @@ public final class TaskRuns {
         byTask.computeIfAbsent(run.taskId(), t -> new ArrayList<>()).add(run.id());
         children.computeIfAbsent(parent, p -> new ArrayList<>()).add(run.id());
         changed.add(run.id());
+        added++;
         count(parent, null, run);
     }
 
