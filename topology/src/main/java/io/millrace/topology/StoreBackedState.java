@@ -22,7 +22,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * One execution's state over the executor's stores for the length of one decision. A small execution is one record;
  * a bigger one's header and each of its task runs are stored apart, so a decision writes what it changed, not every
- * run. Loaded executions are kept
+ * run. Running executions are kept
  * in a cache, so a decision does not read every run back either; the cache holds what the stores hold once a decision
  * is flushed, and a decision that throws must {@link #evict()} (it may have changed the cached runs half-way). Writes
  * reach the stores only on {@link #flush()}.
@@ -172,7 +172,11 @@ final class StoreBackedState implements MutableExecutionState {
                 stores.executions().put(executionId, ExecutionMapper.toHeaderRecord(execution));
             }
             runs.clearChanged();
-            stores.cache().put(executionId, execution);
+            if (execution.state().isTerminal()) {
+                stores.cache().remove(executionId); // only a purge or a duplicate reads it again: keep memory for runs
+            } else {
+                stores.cache().put(executionId, execution);
+            }
         }
     }
 
