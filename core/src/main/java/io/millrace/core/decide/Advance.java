@@ -128,6 +128,7 @@ final class Advance {
             if (flowable.options().timeout() != null) {
                 step.effect(new Effect.CancelTimer(timeoutTimer(run, flowable)));
             }
+            skipReset(run);
             end(run, flowable, state, outputs, state.isFailure() ? error : null);
         }
     }
@@ -374,6 +375,18 @@ final class Advance {
         startAttempt(runs().get(run.id()), flowable);
     }
 
+    /**
+     * A retried flowable resets every run inside it; those its new attempt did not reach (a branch not taken this time,
+     * errors that were not needed) end SKIPPED with it, so that no run stays CREATED.
+     */
+    private void skipReset(TaskRun flowableRun) {
+        for (TaskRun descendant : runs().descendants(flowableRun.id())) {
+            if (descendant.state() == State.CREATED) {
+                step.emit(new TaskRunCompleted(descendant.id(), State.SKIPPED, Map.of(), null, now));
+            }
+        }
+    }
+
     /** Ends every open run of the execution, e.g. when it is killed; their lease timers would only be ignored. */
     void endOpenRuns(State state, String error) {
         for (TaskRun run : step.execution().taskRuns()) {
@@ -390,7 +403,7 @@ final class Advance {
     boolean killInside(TaskRun run, String reason) {
         boolean killed = false;
         for (TaskRun descendant : runs().descendants(run.id())) {
-            if (!descendant.state().isTerminal()) {
+            if (!descendant.state().isTerminal() && descendant.state() != State.CREATED) { // a reset run may still run
                 descendant.currentAttempt().filter(a -> a.leaseUntil() != null && !a.state().isTerminal()).ifPresent(a ->
                         step.effect(new Effect.CancelTimer(leaseTimer(step.executionId(), descendant.id(), a.number(), a.leaseUntil()))));
                 step.emit(new TaskRunCompleted(descendant.id(), State.KILLED, Map.of(), reason, now));

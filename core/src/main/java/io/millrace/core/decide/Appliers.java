@@ -53,8 +53,10 @@ public final class Appliers {
                 .updateAttempt(e.attempt(), a -> a.ended(State.FAILED, e.at(), e.error(), false))
                 .transition(State.RETRYING, e.at())
                 .withError(e.error())));
-        register(TaskRunReset.class, (e, s) -> updateRun(s, e.taskRunId(),
-                run -> run.transition(State.CREATED, e.at()).withError(null)));
+        register(TaskRunReset.class, (e, s) -> {
+            updateRun(s, e.taskRunId(), run -> run.transition(State.CREATED, e.at()).withError(null));
+            s.putOutputs(e.taskRunId(), Map.of()); // what the earlier attempt output is no longer this run's
+        });
         register(TaskRunCompleted.class, (e, s) -> {
             updateRun(s, e.taskRunId(), run -> endRunningAttempt(run, e.state(), e).transition(e.state(), e.at())
                     .withError(e.error()));
