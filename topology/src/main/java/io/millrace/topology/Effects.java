@@ -14,6 +14,8 @@ import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.TaskRunSnapshot;
+import io.millrace.serdes.avro.StateValue;
+import io.millrace.serdes.avro.TaskResultRecord;
 import io.millrace.serdes.SnapshotKeys;
 import io.millrace.core.execution.TaskRuns;
 import io.millrace.serdes.avro.TimerRecord;
@@ -40,6 +42,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /** Carries out a decision: forwards its events, worker tasks and snapshot, and stores or deletes its timers. */
 final class Effects {
+    /** The most characters of properties and variables a dispatch carries: under Kafka's default 1 MB a record. */
+    static final int MAX_DISPATCH_CHARS = 900_000;
     private static final int MAX_CACHED_TASKS = 10_000;
     private final ProcessorContext<String, Object> context;
     private final KeyValueStore<String, TimerRecord> timers;
@@ -75,8 +79,7 @@ final class Effects {
         }
         for (Effect effect : decision.effects()) {
             switch (effect) {
-                case Effect.DispatchTask dispatch -> outbox.records.add(new Outgoing(Names.TASKS_SINK,
-                        new Record<>(executionId, workerTask(dispatch, state, flow, now), timestamp)));
+                case Effect.DispatchTask dispatch -> outbox.records.add(dispatch(dispatch, state, flow, now));
                 case Effect.ScheduleTimer schedule -> outbox.timers.put(TimerKeys.of(schedule.timer()),
                         ExecutionMapper.toRecord(schedule.timer()));
                 case Effect.CancelTimer cancel -> outbox.timers.put(TimerKeys.of(cancel.timer()), null);
@@ -105,6 +108,25 @@ final class Effects {
     }
 
     private record Outgoing(String sink, Record<String, Object> record) {
+    }
+
+    /**
+     * The attempt for the workers; or, when its properties and variables are over {@link #MAX_DISPATCH_CHARS} (a task
+     * that reads the outputs of every iteration of a big loop), its FAILED result, naming the limit, on the results
+     * topic: the executor reads it like a worker's, so the run fails (or retries) instead of the dispatch being
+     * refused by Kafka and lost.
+     */
+    private Outgoing dispatch(Effect.DispatchTask dispatch, StoreBackedState state, Flow flow, Instant now) {
+        WorkerTaskRecord task = workerTask(dispatch, state, flow, now);
+        int size = task.getPropertiesJson().length() + task.getVariablesJson().length();
+        if (size <= MAX_DISPATCH_CHARS) {
+            return new Outgoing(Names.TASKS_SINK, new Record<>(dispatch.executionId(), task, now.toEpochMilli()));
+        }
+        String error = "Task '" + dispatch.task().id() + "': its properties and variables take " + size
+                + " characters, more than the " + MAX_DISPATCH_CHARS + " a task may carry to a worker; read fewer outputs";
+        var result = new TaskResultRecord(dispatch.executionId(), dispatch.taskRunId(), dispatch.attempt(),
+                StateValue.FAILED, "{}", error, now, null);
+        return new Outgoing(Names.RESULTS_SINK, new Record<>(dispatch.executionId(), result, now.toEpochMilli()));
     }
 
     private WorkerTaskRecord workerTask(Effect.DispatchTask dispatch, StoreBackedState state, Flow flow, Instant now) {

@@ -92,6 +92,8 @@ public final class ExecutorTopology {
         topology.addSink(Names.TASKS_SINK,
                 (key, value, context) -> topics.tasks(((WorkerTaskRecord) value).getWorkerGroup()).name(),
                 string.serializer(), erase(Topics.TASK_SERDE), Names.EXECUTOR);
+        topology.addSink(Names.RESULTS_SINK, topics.results().name(), string.serializer(), erase(Topics.RESULT_SERDE),
+                Names.EXECUTOR);
         topology.addSink(Names.EVENTS_SINK, topics.events().name(), string.serializer(), erase(Topics.EVENT_SERDE), Names.EXECUTOR);
         topology.addSink(Names.SNAPSHOTS_SINK, topics.executions().name(), string.serializer(), snapshots(),
                 ExecutorTopology::byExecution, Names.EXECUTOR);

@@ -11,6 +11,8 @@ public final class Names {
     public static final String FLOWS_LOADER = "Flows.load";
     public static final String EXECUTOR = "Executor.decide";
     public static final String TASKS_SINK = "Tasks.sink";
+    /** A dispatch too large for the workers comes back as its own failed result. */
+    public static final String RESULTS_SINK = "Results.sink";
     public static final String EVENTS_SINK = "Events.sink";
     public static final String SNAPSHOTS_SINK = "Snapshots.sink";
     public static final String DEAD_LETTERS_SINK = "DeadLetters.sink";
