@@ -8,7 +8,6 @@ import io.millrace.core.event.TaskRunCreated;
 import io.millrace.core.event.TaskRunReset;
 import io.millrace.core.event.TaskRunRetrying;
 import io.millrace.core.execution.Attempt;
-import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.execution.TaskRuns;

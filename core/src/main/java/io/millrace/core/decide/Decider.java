@@ -12,7 +12,6 @@ import io.millrace.core.event.ExecutionCreated;
 import io.millrace.core.event.ExecutionPurged;
 import io.millrace.core.event.ExecutionStateChanged;
 import io.millrace.core.event.TaskRunAttemptEnded;
-import io.millrace.core.event.TaskRunCompleted;
 import io.millrace.core.event.TaskRunLeaseExtended;
 import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
