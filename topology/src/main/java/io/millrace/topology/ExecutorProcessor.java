@@ -84,6 +84,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                 context.getStateStore(Names.TASK_RUNS_STORE), context.getStateStore(Names.OUTPUTS_STORE),
                 new LruCache<>(MAX_CACHED_EXECUTIONS));
         this.reemitted = new LruCache<>(MAX_CACHED_EXECUTIONS);
+        decider.forgetPlans();
         this.timers = context.getStateStore(Names.TIMERS_STORE);
         this.deferred = context.getStateStore(Names.DEFERRED_STORE);
         KeyValueStore<String, FlowRecord> flowStore = context.getStateStore(Names.FLOWS_STORE);

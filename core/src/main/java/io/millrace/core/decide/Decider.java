@@ -69,6 +69,14 @@ public final class Decider {
     }
 
     /**
+     * Forgets the plans kept across decisions, for a state that may have gone back (a stream task revived after an
+     * aborted transaction restores its stores to the last commit).
+     */
+    public void forgetPlans() {
+        plans.clear();
+    }
+
+    /**
      * @param state the execution's state; events are applied to it as they are decided
      * @param flow the execution's flow at its revision, or null when it cannot be found
      */
