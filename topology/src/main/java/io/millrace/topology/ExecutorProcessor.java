@@ -6,6 +6,7 @@ import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.TaskResult;
+import io.millrace.core.command.Timer;
 import io.millrace.core.command.TimerFired;
 import io.millrace.core.decide.Decider;
 import io.millrace.core.decide.Decision;
@@ -45,6 +46,8 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     static final int MAX_TIMERS_PER_PUNCTUATION = 500;
     /** Executions kept decoded in memory per stream task (and executions re-sent since it started). */
     static final int MAX_CACHED_EXECUTIONS = 2_000;
+    /** The longest a fresh start lets leases that ran out wait for the results already on their way. */
+    static final Duration MAX_LEASE_GRACE = Duration.ofSeconds(10);
 
     private final Decider decider;
     private final ExecutorSettings settings;
@@ -65,6 +68,8 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
      * first key would step over every timer deleted since the last compaction, thousands of them under load.
      */
     private long firedBefore;
+    /** Until when (epoch millis) leases that ran out are not judged yet: a while after a fresh start. */
+    private long leaseGraceUntil;
     /** When the record being handled was produced (epoch millis); {@link Long#MIN_VALUE} for a timer's command. */
     private long inputTimestamp = Long.MIN_VALUE;
 
@@ -94,6 +99,10 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         // back at the last commit (the timers fired since then are back and must fire again).
         if (wakeup != null) {
             wakeup.cancel();
+        } else {
+            // a fresh start (after a stop or a crash): results that came while the executor was down are still to be
+            // read; a lease that ran out meanwhile is judged only once they had a chance to end its attempt
+            leaseGraceUntil = context.currentSystemTimeMs() + leaseGrace(settings.lease()).toMillis();
         }
         this.firedBefore = 0;
         this.wakeup = new Wakeup(context, settings.timerInterval(), this::punctuate);
@@ -266,10 +275,24 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         }
         for (KeyValue<String, TimerRecord> entry : due) {
             timers.delete(entry.key);
-            handle(new TimerFired(ExecutionMapper.fromRecord(entry.value), now), entry.value);
+            Timer timer = ExecutionMapper.fromRecord(entry.value);
+            if (timer.kind() == Timer.Kind.LEASE && wallClockMillis < leaseGraceUntil) {
+                Timer later = new Timer(timer.executionId(), timer.kind(), timer.taskRunId(), timer.attempt(),
+                        Instant.ofEpochMilli(leaseGraceUntil));
+                timers.put(TimerKeys.of(later), ExecutionMapper.toRecord(later));
+                timerStored(leaseGraceUntil);
+                continue;
+            }
+            handle(new TimerFired(timer, now), entry.value);
         }
         retryDeferred(); // a create that still waits is deferred again, which asks for the next wake-up
         wakeForNextTimer();
+    }
+
+    /** How long after a fresh start ran-out leases wait: a third of the lease, at most {@link #MAX_LEASE_GRACE}. */
+    static Duration leaseGrace(Duration lease) {
+        Duration third = lease.dividedBy(3);
+        return third.compareTo(MAX_LEASE_GRACE) < 0 ? third : MAX_LEASE_GRACE;
     }
 
     private void timerStored(long dueMillis) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.core.command.CreateExecution;
+import io.millrace.core.execution.State;
+import io.millrace.core.command.TaskResult;
 import io.millrace.core.decide.Decider;
 import io.millrace.core.decide.DeciderSettings;
 import io.millrace.core.expression.Expressions;
@@ -106,6 +108,37 @@ class ExecutorProcessorTest {
         // then the restored lease fired again, and only the new wake-up is left
         assertThat(dispatchedAttempts()).containsExactly(2);
         assertThat(context.scheduledPunctuators()).filteredOn(wake -> !wake.cancelled()).hasSize(1);
+    }
+
+    @Test
+    void shouldJudgeLeasesThatRanOutWhileStoppedOnlyAfterAGraceSoWaitingResultsComeFirst() throws Exception {
+        // given: an attempt dispatched, then the executor stopped past the attempt's lease
+        postFlow();
+        processor.init(context);
+        processor.process(create("e1", Map.of("n", 1)));
+        var dispatched = (WorkerTaskRecord) context.forwarded().stream().map(f -> f.record().value())
+                .filter(WorkerTaskRecord.class::isInstance).findFirst().orElseThrow();
+        context.resetForwards();
+        Instant restart = NOW.plus(LEASE).plusSeconds(5);
+        context.setCurrentSystemTimeMs(restart.toEpochMilli());
+        ExecutorProcessor restarted = processor(new EagerCommits(0, 20));
+
+        // when: a fresh processor starts; its first punctuation comes before the waiting result is read
+        restarted.init(context);
+        context.scheduledPunctuators().getLast().getPunctuator().punctuate(context.currentSystemTimeMs());
+
+        // then: the lease is not judged yet
+        assertThat(dispatchedAttempts()).isEmpty();
+
+        // when: the result that waited arrives, and the grace passes
+        restarted.process(new Record<>("e1", CommandMapper.toRecord(new TaskResult("e1", dispatched.getTaskRunId(), 1,
+                State.SUCCESS, Map.of(), null, "w", restart)), restart.toEpochMilli()));
+        context.setCurrentSystemTimeMs(restart.plus(ExecutorProcessor.leaseGrace(LEASE)).plusSeconds(1).toEpochMilli());
+        context.scheduledPunctuators().getLast().getPunctuator().punctuate(context.currentSystemTimeMs());
+
+        // then: the attempt ended by its result, and nothing was dispatched again
+        assertThat(dispatchedAttempts()).isEmpty();
+        assertThat(ExecutorProcessor.leaseGrace(LEASE)).isEqualTo(Duration.ofSeconds(10));
     }
 
     @Test
