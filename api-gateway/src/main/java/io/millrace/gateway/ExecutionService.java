@@ -80,9 +80,7 @@ final class ExecutionService {
                 })
                 .thenCompose(acked -> terminal)
                 // the terminal snapshot came after its task runs' (same partition): the read model has them all
-                .thenApplyAsync(snapshot -> snapshot != null
-                        ? new Reply(200, latestKnown(created))
-                        : new Reply(202, latestKnown(created)), executor);
+                .thenApplyAsync(snapshot -> new Reply(snapshot != null ? 200 : 202, latestKnown(created)), executor);
     }
 
     CompletableFuture<Reply> kill(String executionId) {

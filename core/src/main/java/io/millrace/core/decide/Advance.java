@@ -338,8 +338,7 @@ final class Advance {
         RetryPolicy retry = options.retry();
         Attempt current = run.currentAttempt().orElse(null);
         if (state == State.FAILED && retry != null && current != null) {
-            Instant firstStart = run.attempts().getFirst().histories().getFirst().date();
-            Instant at = retry.nextAttemptAt(run.ownAttempts(), firstStart, now, run.id().hashCode());
+            Instant at = nextAttemptAt(retry, run, now);
             if (at != null) {
                 step.emit(new TaskRunRetrying(run.id(), current.number(), error, at, now));
                 step.effect(new Effect.ScheduleTimer(new Timer(step.executionId(), Timer.Kind.RETRY, run.id(),
@@ -447,6 +446,16 @@ final class Advance {
 
     Map<String, Object> variables(TaskRun run, TaskDef task) {
         return Contexts.taskRun(step.execution(), step.state(), flow, run, task);
+    }
+
+    /**
+     * When a run whose current attempt failed at {@code failedAt} starts its next one, by its retry policy, or null
+     * when the policy allows no more. The same for the live decision and for {@link Decider#reemit}, whose retry timer
+     * must take the key of the one it replaces (a random wait is drawn from the run's id).
+     */
+    static Instant nextAttemptAt(RetryPolicy retry, TaskRun run, Instant failedAt) {
+        Instant firstStart = run.attempts().getFirst().histories().getFirst().date();
+        return retry.nextAttemptAt(run.ownAttempts(), firstStart, failedAt, run.id().hashCode());
     }
 
     static Timer leaseTimer(String executionId, String taskRunId, int attempt, Instant until) {

@@ -198,11 +198,9 @@ public final class Decider {
     /** The retry timer a RETRYING run waits for, at the date its policy gave when its attempt failed. */
     private static Timer retryTimer(String executionId, TaskRun run, RetryPolicy retry) {
         Attempt failed = run.currentAttempt().orElseThrow();
-        Instant firstStart = run.attempts().getFirst().histories().getFirst().date();
         Instant failedAt = failed.histories().getLast().date();
         Instant at = retry == null ? failedAt
-                : Optional.ofNullable(retry.nextAttemptAt(run.ownAttempts(), firstStart, failedAt, run.id().hashCode()))
-                        .orElse(failedAt);
+                : Optional.ofNullable(Advance.nextAttemptAt(retry, run, failedAt)).orElse(failedAt);
         return new Timer(executionId, Timer.Kind.RETRY, run.id(), failed.number(), at);
     }
 

@@ -148,6 +148,7 @@ public record Flow(
             return new Index(byId, parents);
         }
 
+        /** Derived from the flow's tasks, which the flow compares already: no part of a flow's equality. */
         @Override
         public boolean equals(Object other) {
             return other instanceof Index;
