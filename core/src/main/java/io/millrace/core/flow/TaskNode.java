@@ -38,6 +38,13 @@ final class TaskNode {
         return node.has(name) && !node.get(name).isNull();
     }
 
+    /** The property's YAML as it is, or null when absent or null. */
+    JsonNode get(String name) {
+        read.add(name);
+        JsonNode value = node.get(name);
+        return value == null || value.isNull() ? null : value;
+    }
+
     /** The raw value as plain maps, lists and scalars, or null. */
     Object raw(String name) {
         read.add(name);

@@ -162,9 +162,8 @@ final class TaskTreeParser {
     private static TaskDef switchTask(TaskNode node, String id, String type, TaskOptions options) {
         String value = node.requiredText("value");
         var cases = new LinkedHashMap<String, List<TaskDef>>();
-        JsonNode casesNode = node.node.get("cases");
-        node.has("cases");
-        if (casesNode != null && !casesNode.isNull()) {
+        JsonNode casesNode = node.get("cases");
+        if (casesNode != null) {
             if (!casesNode.isObject()) {
                 node.problem("Expected 'cases' at " + node.where + " to map values to lists of tasks, but found "
                         + TaskNode.kind(casesNode));
@@ -190,9 +189,8 @@ final class TaskTreeParser {
     }
 
     private static Duration duration(TaskNode node, String name) {
-        JsonNode value = node.node.get(name);
-        node.has(name);
-        if (value == null || value.isNull()) {
+        JsonNode value = node.get(name);
+        if (value == null) {
             return null;
         }
         Duration parsed = positiveDuration(value);
@@ -215,9 +213,8 @@ final class TaskTreeParser {
     }
 
     private static String workerGroup(TaskNode node) {
-        JsonNode value = node.node.get("workerGroup");
-        node.has("workerGroup");
-        if (value == null || value.isNull()) {
+        JsonNode value = node.get("workerGroup");
+        if (value == null) {
             return TaskDef.DEFAULT_WORKER_GROUP;
         }
         String key = value.isObject() ? value.path("key").asText(null) : value.isTextual() ? value.asText() : null;
@@ -230,9 +227,8 @@ final class TaskTreeParser {
     }
 
     private static RetryPolicy retry(TaskNode node) {
-        JsonNode value = node.node.get("retry");
-        node.has("retry");
-        if (value == null || value.isNull()) {
+        JsonNode value = node.get("retry");
+        if (value == null) {
             return null;
         }
         return RetryParser.parse(value, node.where + ".retry", node.parser.problems);
