@@ -241,7 +241,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
      * that execution like any exception; only a JVM that cannot go on (out of memory, an internal error) stops the
      * thread.
      */
-    private static void rethrowIfFatal(Throwable e) {
+    static void rethrowIfFatal(Throwable e) {
         if (e instanceof VirtualMachineError fatal && !(fatal instanceof StackOverflowError)) {
             throw fatal;
         }

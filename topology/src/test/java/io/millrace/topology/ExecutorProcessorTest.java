@@ -142,6 +142,15 @@ class ExecutorProcessorTest {
     }
 
     @Test
+    void shouldFailTheExecutionOnAStackOverflowButLetAJvmThatCannotGoOnStop() {
+        // when / then: a StackOverflowError while deciding is one execution's problem; running out of memory is not
+        ExecutorProcessor.rethrowIfFatal(new StackOverflowError());
+        ExecutorProcessor.rethrowIfFatal(new LinkageError());
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ExecutorProcessor.rethrowIfFatal(new OutOfMemoryError()))
+                .isInstanceOf(OutOfMemoryError.class);
+    }
+
+    @Test
     void shouldAskForACommitWhenAnExecutionEndsWhileEagerCommitsAreOn() throws Exception {
         // given
         postFlow();

@@ -498,6 +498,13 @@ class ExecutorTopologyTest {
         assertThat(events.readValuesToList()).isEmpty();
         assertThat(eventsBefore).isPositive();
 
+        // when: the same result comes a third time (its re-sent dispatch ran again)
+        answer(first, State.SUCCESS, Map.of("value", "hello Ada"));
+
+        // then: its step was sent again once already, so nothing is sent now
+        assertThat(tasks.isEmpty()).isTrue();
+        assertThat(executionSnapshots()).isEmpty();
+
         // when: the run ends, and its last result is replayed too
         answer(second, State.SUCCESS, Map.of("value", "hello Ada!"));
         executionSnapshots().stream().map(kv -> kv.value).toList();

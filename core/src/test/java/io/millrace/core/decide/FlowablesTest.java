@@ -426,6 +426,28 @@ class FlowablesTest {
         }
 
         @Test
+        void shouldScheduleTheSameRetryTimerWhenSendingAgainAfterACrash() {
+            // given: a random wait, drawn from the run's id
+            var driver = ExecutionDriver.flow(flow("""
+                    tasks:
+                      - id: flaky
+                        type: log
+                        message: m
+                        retry: {type: random, minInterval: PT1S, maxInterval: PT9S, maxAttempt: 3}
+                    """));
+            driver.create();
+            Timer scheduled = scheduledTimers(driver.fail("flaky")).getFirst();
+
+            // when
+            var resent = driver.advance(Duration.ofMillis(300)).reemit();
+
+            // then: the timer the state implies is the one stored, so it takes its key
+            assertThat(scheduledTimers(resent)).containsExactly(scheduled);
+            assertThat(scheduled.dueAt()).isBetween(driver.now().minusMillis(300).plusSeconds(1),
+                    driver.now().minusMillis(300).plusSeconds(9));
+        }
+
+        @Test
         void shouldEndWarningAfterARetryWithWarningOnRetryAndSuccessWithAllowWarning() {
             // given
             var driver = ExecutionDriver.flow(flow("""
