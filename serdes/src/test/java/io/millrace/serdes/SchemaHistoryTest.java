@@ -9,6 +9,8 @@ import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
+import io.millrace.serdes.avro.StoredExecution;
+import io.millrace.serdes.avro.StoredTaskRun;
 import io.millrace.serdes.avro.TaskResultRecord;
 import io.millrace.serdes.avro.TaskRunSnapshot;
 import io.millrace.serdes.avro.TimerRecord;
@@ -41,6 +43,8 @@ class SchemaHistoryTest {
             Map.entry("ExecutionSnapshot", "93ab63e8c33bd6e7"),
             Map.entry("FlowRecord", "d95ef14fd81643c9"),
             Map.entry("OutputsRecord", "ec0943a15bc55bc7"),
+            Map.entry("StoredExecution", "1c1b2a4f1fd1e5f8"),
+            Map.entry("StoredTaskRun", "dc13e09ffc6a6d06"),
             Map.entry("TaskResultRecord", "9222bb5a21dccf02"),
             Map.entry("TaskRunSnapshot", "3411975cd4179af2"),
             Map.entry("TimerRecord", "4d99626a42edfacf"),
@@ -48,7 +52,8 @@ class SchemaHistoryTest {
 
     private static final List<Schema> CURRENT = List.of(CommandRecord.getClassSchema(), DeadLetterRecord.getClassSchema(),
             EventRecord.getClassSchema(), ExecutionRecord.getClassSchema(), ExecutionSnapshot.getClassSchema(),
-            FlowRecord.getClassSchema(), OutputsRecord.getClassSchema(), TaskResultRecord.getClassSchema(),
+            FlowRecord.getClassSchema(), OutputsRecord.getClassSchema(), StoredExecution.getClassSchema(),
+            StoredTaskRun.getClassSchema(), TaskResultRecord.getClassSchema(),
             TaskRunSnapshot.getClassSchema(),
             TimerRecord.getClassSchema(), WorkerTaskRecord.getClassSchema());
 

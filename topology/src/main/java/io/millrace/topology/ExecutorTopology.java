@@ -8,10 +8,10 @@ import io.millrace.core.expression.Expressions;
 import io.millrace.serdes.AvroSerde;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.CommandRecord;
-import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
-import io.millrace.serdes.avro.TaskRunRecord;
+import io.millrace.serdes.avro.StoredExecution;
+import io.millrace.serdes.avro.StoredTaskRun;
 import io.millrace.serdes.avro.TaskRunSnapshot;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.SnapshotKeys;
@@ -73,9 +73,9 @@ public final class ExecutorTopology {
                 () -> new ExecutorProcessor(new Decider(deciderSettings, expressions), settings, eagerCommits, registry),
                 Names.COMMANDS_SOURCE, Names.RESULTS_SOURCE);
         boolean cached = config.exactlyOnce();
-        topology.addStateStore(store(Names.EXECUTIONS_STORE, new AvroSerde<>(ExecutionRecord.getClassSchema()), cached),
+        topology.addStateStore(store(Names.EXECUTIONS_STORE, new AvroSerde<>(StoredExecution.getClassSchema()), cached),
                 Names.EXECUTOR);
-        topology.addStateStore(store(Names.TASK_RUNS_STORE, new AvroSerde<>(TaskRunRecord.getClassSchema()), cached),
+        topology.addStateStore(store(Names.TASK_RUNS_STORE, new AvroSerde<>(StoredTaskRun.getClassSchema()), cached),
                 Names.EXECUTOR);
         topology.addStateStore(store(Names.OUTPUTS_STORE, new AvroSerde<>(OutputsRecord.getClassSchema()), cached),
                 Names.EXECUTOR);

@@ -8,8 +8,9 @@ import io.millrace.core.cache.LruCache;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.SnapshotKeys;
-import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.OutputsRecord;
+import io.millrace.serdes.avro.StoredExecution;
+import io.millrace.serdes.avro.StoredTaskRun;
 import io.millrace.serdes.avro.TaskRunRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,8 +36,12 @@ final class StoreBackedState implements MutableExecutionState {
     static final int INLINE_RUNS = 16;
 
     /** The stores of one execution's state, and the executions kept in memory. */
-    record Stores(KeyValueStore<String, ExecutionRecord> executions, KeyValueStore<String, TaskRunRecord> runs,
-            KeyValueStore<String, OutputsRecord> outputs, LruCache<String, Execution> cache) {
+    record Stores(KeyValueStore<String, StoredExecution> executions, KeyValueStore<String, StoredTaskRun> runs,
+            KeyValueStore<String, OutputsRecord> outputs, LruCache<String, Cached> cache) {
+    }
+
+    /** An execution as its last stored version has it. */
+    record Cached(Execution execution, long version) {
     }
 
     private final String executionId;
@@ -47,6 +52,8 @@ final class StoreBackedState implements MutableExecutionState {
     /** Stored outputs read during this decision (variables for a dispatch, then the snapshot, read them again). */
     private final Map<String, OutputsRecord> readOutputs = new HashMap<>();
     private Execution execution;
+    /** The version of the stored execution this decision started from; 0 for a new one. */
+    private long version;
     private boolean loaded;
     private boolean dirty;
     /** The runs of a removed execution, whose records and outputs {@link #flush()} deletes. */
@@ -60,26 +67,54 @@ final class StoreBackedState implements MutableExecutionState {
     @Override
     public Optional<Execution> execution() {
         if (!loaded) {
-            execution = stores.cache().get(executionId);
-            if (execution == null) {
-                execution = load();
+            Cached cached = stores.cache().get(executionId);
+            if (cached == null) {
+                load();
+            } else {
+                execution = cached.execution();
+                version = cached.version();
             }
             loaded = true;
         }
         return Optional.ofNullable(execution);
     }
 
-    private Execution load() {
-        ExecutionRecord header = stores.executions().get(executionId);
+    /**
+     * Reads the execution as its stored record has it. Its runs stored apart are written before it: under at-least-once
+     * a crash can keep some runs of a write whose execution record it lost. Those have a greater version than the
+     * record; a run that was new then is not counted in the record and is left out, a changed one is read as it was.
+     * The command that made that write is read again after the crash and decided again.
+     */
+    private void load() {
+        StoredExecution header = stores.executions().get(executionId);
         if (header == null) {
-            return null;
+            return;
         }
-        var runs = new ArrayList<TaskRunRecord>();
-        try (KeyValueIterator<String, TaskRunRecord> stored = stores.runs().range(
-                SnapshotKeys.runsFrom(executionId), SnapshotKeys.runsTo(executionId))) {
-            stored.forEachRemaining(kv -> runs.add(kv.value));
+        version = header.getVersion();
+        Integer count = header.getTaskRunCount();
+        if (count == null) {
+            execution = ExecutionMapper.fromRecord(header.getExecution());
+            return;
         }
-        return ExecutionMapper.fromRecord(header, runs);
+        var runs = new ArrayList<TaskRunRecord>(count);
+        var rolledBack = new ArrayList<String>();
+        try (KeyValueIterator<String, StoredTaskRun> stored = stores.runs().range(
+                SnapshotKeys.run(executionId, 0), SnapshotKeys.run(executionId, count - 1))) {
+            stored.forEachRemaining(kv -> {
+                TaskRunRecord run = kv.value.getVersion() <= version ? kv.value.getRun() : kv.value.getPrevious();
+                if (run != null && run != kv.value.getRun()) {
+                    rolledBack.add(run.getId());
+                }
+                runs.add(run);
+            });
+        }
+        if (runs.size() != count || runs.contains(null)) {
+            throw new IllegalStateException("Expected " + count + " stored task runs of execution " + executionId
+                    + " at version " + version + ", but found " + runs.size() + (runs.contains(null) ? ", some newer" : ""));
+        }
+        execution = ExecutionMapper.fromRecord(header.getExecution(), runs);
+        // the next write must not leave them newer than the execution's record, whose version then passes theirs
+        rolledBack.forEach(execution.runs()::markChanged);
     }
 
     @Override
@@ -162,20 +197,25 @@ final class StoreBackedState implements MutableExecutionState {
             }
             stores.cache().remove(executionId);
         } else if (dirty) {
+            // never a version used before, even by a write that a crash lost and whose command is decided again
+            version = Math.max(version + 1, System.currentTimeMillis());
             TaskRuns runs = execution.runs();
             if (runs.size() <= INLINE_RUNS) {
-                stores.executions().put(executionId, ExecutionMapper.toRecord(execution));
+                stores.executions().put(executionId, new StoredExecution(ExecutionMapper.toRecord(execution), null, version));
             } else {
                 for (TaskRun run : runsToSend(runs, false)) {
-                    stores.runs().put(SnapshotKeys.run(executionId, runs.position(run.id())), ExecutionMapper.toRecord(run));
+                    TaskRun before = runs.beforeChanges(run.id());
+                    stores.runs().put(SnapshotKeys.run(executionId, runs.position(run.id())), new StoredTaskRun(version,
+                            ExecutionMapper.toRecord(run), before == null ? null : ExecutionMapper.toRecord(before)));
                 }
-                stores.executions().put(executionId, ExecutionMapper.toHeaderRecord(execution));
+                stores.executions().put(executionId,
+                        new StoredExecution(ExecutionMapper.toHeaderRecord(execution), runs.size(), version));
             }
             runs.clearChanged();
             if (execution.state().isTerminal()) {
                 stores.cache().remove(executionId); // only a purge or a duplicate reads it again: keep memory for runs
             } else {
-                stores.cache().put(executionId, execution);
+                stores.cache().put(executionId, new Cached(execution, version));
             }
         }
     }

@@ -14,10 +14,10 @@ import io.millrace.serdes.AvroSerde;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.Topics;
-import io.millrace.serdes.avro.ExecutionRecord;
+import io.millrace.serdes.avro.StoredExecution;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
-import io.millrace.serdes.avro.TaskRunRecord;
+import io.millrace.serdes.avro.StoredTaskRun;
 import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.time.Duration;
@@ -55,8 +55,8 @@ class ExecutorProcessorTest {
     @BeforeEach
     void createStores() {
         context.setCurrentSystemTimeMs(NOW.toEpochMilli());
-        store(Names.EXECUTIONS_STORE, new AvroSerde<>(ExecutionRecord.getClassSchema()));
-        store(Names.TASK_RUNS_STORE, new AvroSerde<>(TaskRunRecord.getClassSchema()));
+        store(Names.EXECUTIONS_STORE, new AvroSerde<>(StoredExecution.getClassSchema()));
+        store(Names.TASK_RUNS_STORE, new AvroSerde<>(StoredTaskRun.getClassSchema()));
         store(Names.OUTPUTS_STORE, new AvroSerde<>(OutputsRecord.getClassSchema()));
         store(Names.TIMERS_STORE, new AvroSerde<>(TimerRecord.getClassSchema()));
         store(Names.DEFERRED_STORE, Topics.COMMAND_SERDE);

@@ -27,8 +27,9 @@ import io.millrace.serdes.avro.DeadLetterRecord;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionCompletedEvent;
 import io.millrace.serdes.avro.ExecutionPurgedEvent;
-import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.StoredExecution;
+import io.millrace.serdes.avro.StoredTaskRun;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
 import io.millrace.serdes.avro.StateValue;
@@ -247,8 +248,9 @@ class ExecutorTopologyTest {
         Execution stored = stored("big");
         assertThat(stored.state()).isEqualTo(State.SUCCESS);
         assertThat(stored.taskRuns()).hasSize(21);
-        KeyValueStore<String, ExecutionRecord> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
-        assertThat(executions.get("big").getTaskRuns()).isEmpty();
+        KeyValueStore<String, StoredExecution> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
+        assertThat(executions.get("big").getExecution().getTaskRuns()).isEmpty();
+        assertThat(executions.get("big").getTaskRunCount()).isEqualTo(21);
         List<KeyValue<String, byte[]>> sent = snapshots.readKeyValuesToList();
         KeyValue<String, byte[]> last = sent.getLast();
         assertThat(last.key).isEqualTo("big");
@@ -273,10 +275,10 @@ class ExecutorTopologyTest {
         answer(tasks.readValue(), State.SUCCESS, Map.of("value", "x"));
         answer(tasks.readValue(), State.SUCCESS, Map.of("value", "y"));
         create("e10", Map.of("name", "Fay"));
-        KeyValueStore<String, ExecutionRecord> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
+        KeyValueStore<String, StoredExecution> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
         KeyValueStore<String, OutputsRecord> outputs = driver.getKeyValueStore(Names.OUTPUTS_STORE);
         assertThat(outputs.get(StoreBackedState.outputsKey("e9", stored("e9").taskRuns().getFirst().id()))).isNotNull();
-        KeyValueStore<String, TaskRunRecord> runs = driver.getKeyValueStore(Names.TASK_RUNS_STORE);
+        KeyValueStore<String, StoredTaskRun> runs = driver.getKeyValueStore(Names.TASK_RUNS_STORE);
         executionSnapshots();
         events.readValuesToList();
 
@@ -553,13 +555,13 @@ class ExecutorTopologyTest {
 
     /** An execution as the executor stores it: its header and its task runs, apart. */
     private Execution stored(String id) {
-        KeyValueStore<String, ExecutionRecord> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
-        KeyValueStore<String, TaskRunRecord> runs = driver.getKeyValueStore(Names.TASK_RUNS_STORE);
+        KeyValueStore<String, StoredExecution> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
+        KeyValueStore<String, StoredTaskRun> runs = driver.getKeyValueStore(Names.TASK_RUNS_STORE);
         var records = new java.util.ArrayList<TaskRunRecord>();
         try (var it = runs.range(SnapshotKeys.runsFrom(id), SnapshotKeys.runsTo(id))) {
-            it.forEachRemaining(kv -> records.add(kv.value));
+            it.forEachRemaining(kv -> records.add(kv.value.getRun()));
         }
-        return ExecutionMapper.fromRecord(executions.get(id), records);
+        return ExecutionMapper.fromRecord(executions.get(id).getExecution(), records);
     }
 
     private ExecutionSnapshot lastSnapshot() {

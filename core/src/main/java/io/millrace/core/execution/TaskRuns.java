@@ -32,6 +32,8 @@ public final class TaskRuns {
     private final Set<String> allFailed = new LinkedHashSet<>();
     /** Runs added or changed since the last {@link #clearChanged()}: what a store writes and a snapshot sends. */
     private final Set<String> changed = new LinkedHashSet<>();
+    /** The runs changed since the last {@link #clearChanged()} as they were then (runs added since are not here). */
+    private final Map<String, TaskRun> beforeChanges = new HashMap<>();
     private int added;
 
     public TaskRuns() {
@@ -64,8 +66,21 @@ public final class TaskRuns {
         return runs.size() - added;
     }
 
+    /** The run as it was at the last {@link #clearChanged()}, or null when it was added since. */
+    public TaskRun beforeChanges(String taskRunId) {
+        TaskRun before = beforeChanges.get(taskRunId);
+        return before != null || position(taskRunId) >= sizeBeforeChanges() ? before : runs.get(position(taskRunId));
+    }
+
+    /** Counts the run as changed, so that it is written and sent again as it is. */
+    public void markChanged(String taskRunId) {
+        position(taskRunId);
+        changed.add(taskRunId);
+    }
+
     public void clearChanged() {
         changed.clear();
+        beforeChanges.clear();
         added = 0;
     }
 
@@ -169,6 +184,9 @@ public final class TaskRuns {
         TaskRun before = runs.get(position);
         TaskRun after = change.apply(before);
         runs.set(position, after);
+        if (position < sizeBeforeChanges()) {
+            beforeChanges.putIfAbsent(taskRunId, before);
+        }
         changed.add(taskRunId);
         count(key(after.parentTaskRunId()), before, after);
     }
