@@ -42,7 +42,7 @@ public final class Gateway implements AutoCloseable {
             var flows = new FlowService(readModel::latestFlow, overlay, publisher, clock,
                     groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
             var executions = new ExecutionService(flows, readModel, waiters, publisher, responses, clock);
-            http = HttpApi.create(flows, executions, this::problem, config.waitTimeout(), responses);
+            http = HttpApi.create(flows, executions, readModel::logs, this::problem, config.waitTimeout(), responses);
             http.start(config.port());
             listening = true;
         } catch (RuntimeException e) {
@@ -54,7 +54,7 @@ public final class Gateway implements AutoCloseable {
     /** Creates the flows, commands and executions topics if needed, then starts the gateway. */
     public static Gateway start(MillraceConfig config) {
         Topics topics = Topics.of(config);
-        TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands(), topics.executions()));
+        TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands(), topics.executions(), topics.logs()));
         Gateway gateway = new Gateway(config);
         LOG.info("Gateway listening on port {}", gateway.port());
         return gateway;

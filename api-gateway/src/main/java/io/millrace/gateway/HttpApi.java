@@ -7,12 +7,14 @@ import io.javalin.http.HttpResponseException;
 import io.javalin.json.JavalinJackson;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.FlowRecord;
+import io.millrace.serdes.avro.LogRecord;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +30,7 @@ import org.slf4j.LoggerFactory;
  * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra)
  * POST /api/v1/executions/{namespace}/{flowId}   200 | 202 (wait timed out) | 400 | 404 | 409 (flow disabled)
  * GET  /api/v1/executions/{id}                   200 | 404
+ * GET  /api/v1/logs/{executionId}                200 [entries] | 400   (see LogJson; /download as text)
  * </pre>
  */
 final class HttpApi {
@@ -41,8 +44,8 @@ final class HttpApi {
      * @param defaultWait how long {@code ?wait=true} waits without {@code ?timeout}
      * @param executor where asynchronous answers are written
      */
-    static Javalin create(FlowService flows, ExecutionService executions, Supplier<String> problem, Duration defaultWait,
-            Executor executor) {
+    static Javalin create(FlowService flows, ExecutionService executions, Function<String, List<LogRecord>> logs,
+            Supplier<String> problem, Duration defaultWait, Executor executor) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.startupWatcherEnabled = false;
@@ -85,11 +88,20 @@ final class HttpApi {
             answer(ctx, executions.start(ctx.pathParam("namespace"), ctx.pathParam("flowId"), request, wait), executor);
         });
         app.get("/api/v1/executions/{id}", ctx -> ctx.json(executions.get(ctx.pathParam("id"))));
+        app.get("/api/v1/logs/{executionId}", ctx -> ctx.json(LogJson.json(logs(ctx, logs))));
+        app.get("/api/v1/logs/{executionId}/download", ctx -> ctx.contentType("text/plain; charset=utf-8")
+                .result(LogJson.text(logs(ctx, logs))));
 
         // Javalin's own answers: unknown routes (404), oversized bodies, ...
         app.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(), e.getMessage(), List.of()));
         app.exception(Exception.class, (e, ctx) -> failed(ctx, e));
         return app;
+    }
+
+    private static List<LogRecord> logs(Context ctx, Function<String, List<LogRecord>> logs) {
+        var filter = LogJson.filter(ctx.queryParam("minLevel"), ctx.queryParam("taskRunId"), ctx.queryParam("taskId"),
+                ctx.queryParam("attempt"));
+        return logs.apply(ctx.pathParam("executionId")).stream().filter(filter).toList();
     }
 
     /** Writes an asynchronous answer, or the error it failed with, without holding a server thread meanwhile. */

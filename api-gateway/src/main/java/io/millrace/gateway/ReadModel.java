@@ -9,6 +9,7 @@ import io.millrace.serdes.SnapshotKeys;
 import java.util.ArrayList;
 import java.util.List;
 import io.millrace.serdes.avro.FlowRecord;
+import io.millrace.serdes.avro.LogRecord;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -101,6 +102,18 @@ final class ReadModel implements AutoCloseable {
                 }
             }
             return Optional.of(new Snapshot(execution, runs));
+        });
+    }
+
+    /** An execution's log lines, in the order they were sent. */
+    List<LogRecord> logs(String executionId) {
+        return query(() -> {
+            var lines = new ArrayList<LogRecord>();
+            try (KeyValueIterator<String, byte[]> stored = this.<byte[]>store(ReadModelTopology.LOGS_STORE)
+                    .range(ReadModelTopology.logsFrom(executionId), ReadModelTopology.logsTo(executionId))) {
+                stored.forEachRemaining(kv -> lines.add(Topics.LOG_SERDE.decode(kv.value)));
+            }
+            return lines;
         });
     }
 

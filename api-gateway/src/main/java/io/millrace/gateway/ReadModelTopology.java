@@ -1,6 +1,7 @@
 package io.millrace.gateway;
 
 import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.FlowRecord;
 import java.util.Properties;
@@ -14,6 +15,7 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.slf4j.Logger;
@@ -26,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * flows      ──> Gateway.Flows.load      ──> [gateway-flows]       (namespace/id@revision → FlowRecord)
  * executions ──> Gateway.Executions.load ──> [gateway-executions]  (execution id → ExecutionSnapshot bytes)
- *                       └─> listener (waiters)
+ *                       └─> listener (waiters); a purged execution's tombstone deletes its logs
+ * logs       ──> Gateway.Logs.load       ──> [gateway-logs]        (execution id/offset → LogRecord bytes)
  * </pre>
  * Snapshots are kept as the executor encoded them: every execution sends several and most are never read, so only
  * a lookup or a waiting request decodes one, never the global thread. An undecodable snapshot is stored all the
@@ -40,6 +43,9 @@ final class ReadModelTopology {
     static final String EXECUTIONS_SOURCE = "Gateway.Executions.source";
     static final String EXECUTIONS_LOADER = "Gateway.Executions.load";
     static final String EXECUTIONS_STORE = "gateway-executions";
+    static final String LOGS_SOURCE = "Gateway.Logs.source";
+    static final String LOGS_LOADER = "Gateway.Logs.load";
+    static final String LOGS_STORE = "gateway-logs";
 
     private static final Logger LOG = LoggerFactory.getLogger(ReadModelTopology.class);
 
@@ -56,8 +62,37 @@ final class ReadModelTopology {
         var bytes = Serdes.ByteArray();
         topology.addGlobalStore(store(EXECUTIONS_STORE, bytes), EXECUTIONS_SOURCE,
                 string.deserializer(), bytes.deserializer(), topics.executions().name(),
-                EXECUTIONS_LOADER, () -> new Loader<>(EXECUTIONS_STORE, onExecution));
+                EXECUTIONS_LOADER, () -> new Loader<>(EXECUTIONS_STORE, onExecution) {
+                    private KeyValueStore<String, byte[]> logs;
+
+                    @Override
+                    public void init(ProcessorContext<Void, Void> context) {
+                        super.init(context);
+                        logs = context.getStateStore(LOGS_STORE);
+                    }
+
+                    @Override
+                    void deleted(String key) {
+                        if (!SnapshotKeys.isRun(key)) {
+                            try (KeyValueIterator<String, byte[]> lines = logs.range(logsFrom(key), logsTo(key))) {
+                                lines.forEachRemaining(line -> logs.delete(line.key));
+                            }
+                        }
+                    }
+                });
+        topology.addGlobalStore(store(LOGS_STORE, bytes), LOGS_SOURCE,
+                string.deserializer(), bytes.deserializer(), topics.logs().name(), LOGS_LOADER, LogLoader::new);
         return topology;
+    }
+
+    /** The first key of an execution's log lines in {@link #LOGS_STORE}. */
+    static String logsFrom(String executionId) {
+        return SnapshotKeys.runsFrom(executionId);
+    }
+
+    /** The key past the last of an execution's log lines. */
+    static String logsTo(String executionId) {
+        return SnapshotKeys.runsTo(executionId);
     }
 
     /**
@@ -90,8 +125,32 @@ final class ReadModelTopology {
                 .withCachingDisabled();
     }
 
+    /**
+     * Keeps each log line under its execution id and its offset: one execution's lines share a partition, so a
+     * key-ordered scan reads them in the order they were sent. They go when their execution is purged.
+     */
+    private static final class LogLoader implements Processor<String, byte[], Void, Void> {
+        private ProcessorContext<Void, Void> context;
+        private KeyValueStore<String, byte[]> store;
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            this.context = context;
+            store = context.getStateStore(LOGS_STORE);
+        }
+
+        @Override
+        public void process(Record<String, byte[]> record) {
+            var metadata = context.recordMetadata();
+            if (record.key() == null || record.value() == null || metadata.isEmpty()) {
+                return;
+            }
+            store.put(logsFrom(record.key()) + "%016x".formatted(metadata.get().offset()), record.value());
+        }
+    }
+
     /** Mirrors a compacted topic into its store (a null value deletes), then tells the listener key and value. */
-    private static final class Loader<V> implements Processor<String, V, Void, Void> {
+    private static class Loader<V> implements Processor<String, V, Void, Void> {
         private final String storeName;
         private final BiConsumer<String, V> listener;
         private KeyValueStore<String, V> store;
@@ -113,6 +172,7 @@ final class ReadModelTopology {
             }
             if (record.value() == null) {
                 store.delete(record.key());
+                deleted(record.key());
                 return;
             }
             store.put(record.key(), record.value());
@@ -122,6 +182,10 @@ final class ReadModelTopology {
                 // The global thread cannot be replaced if it dies: a listener bug must not take the read model down.
                 LOG.error("Listener of {} failed on key {}", storeName, record.key(), e);
             }
+        }
+
+        /** After a tombstone deleted {@code key}. */
+        void deleted(String key) {
         }
     }
 }

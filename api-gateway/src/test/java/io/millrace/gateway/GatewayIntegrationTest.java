@@ -13,8 +13,10 @@ import io.millrace.core.execution.State;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.LogRecord;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -242,6 +244,44 @@ class GatewayIntegrationTest {
         assertThat(json.path("taskRunList").isArray()).isTrue();
         assertThat(json.path("error").asText()).isEqualTo("it broke");
         assertThat(api.get("/api/v1/executions/unknown-" + id).status()).isEqualTo(404);
+    }
+
+    @Test
+    void shouldServeAnExecutionsLogLinesFilteredAndAsText() {
+        // given
+        String id = "logs-" + UUID.randomUUID();
+        var lines = List.of(
+                new LogRecord(id, NAMESPACE, "logged", "a", id + "-a", 1, Instant.parse("2026-01-01T00:00:00Z"), "DEBUG", "w-1", "starting"),
+                new LogRecord(id, NAMESPACE, "logged", "a", id + "-a", 1, Instant.parse("2026-01-01T00:00:01Z"), "ERROR", "w-1", "broke"),
+                new LogRecord(id, NAMESPACE, "logged", "b", id + "-b", 2, Instant.parse("2026-01-01T00:00:02Z"), "INFO", "w-2", "fine"));
+        lines.forEach(line -> snapshots.send(new ProducerRecord<>(topics.logs().name(), id, Topics.LOG_SERDE.encode(line))));
+        snapshots.flush();
+
+        // when
+        var all = eventually(() -> api.get("/api/v1/logs/" + id), a -> a.json().size() == 3);
+
+        // then: Kestra's log entries, oldest first, and the filters narrow them
+        assertThat(all.json().get(1).path("message").asText()).isEqualTo("broke");
+        assertThat(all.json().get(1).path("level").asText()).isEqualTo("ERROR");
+        assertThat(all.json().get(1).path("taskRunId").asText()).isEqualTo(id + "-a");
+        assertThat(all.json().get(1).path("attemptNumber").asInt()).isEqualTo(1);
+        assertThat(all.json().get(1).path("timestamp").asText()).isEqualTo("2026-01-01T00:00:01Z");
+        assertThat(all.json().get(2).path("flowId").asText()).isEqualTo("logged");
+        assertThat(messages(api.get("/api/v1/logs/" + id + "?minLevel=INFO"))).containsExactly("broke", "fine");
+        assertThat(messages(api.get("/api/v1/logs/" + id + "?taskId=a&attempt=1"))).containsExactly("starting", "broke");
+        assertThat(messages(api.get("/api/v1/logs/" + id + "?taskRunId=" + id + "-b"))).containsExactly("fine");
+        assertThat(api.get("/api/v1/logs/" + id + "/download").body())
+                .isEqualTo("2026-01-01T00:00:00Z DEBUG starting\n2026-01-01T00:00:01Z ERROR broke\n2026-01-01T00:00:02Z INFO fine\n");
+        assertThat(api.get("/api/v1/logs/unknown-" + id).json().size()).isZero();
+        var bad = api.get("/api/v1/logs/" + id + "?minLevel=LOUD");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.json().path("message").asText()).contains("minLevel", "TRACE");
+    }
+
+    private static List<String> messages(Api.Answer answer) {
+        var messages = new ArrayList<String>();
+        answer.json().forEach(line -> messages.add(line.path("message").asText()));
+        return messages;
     }
 
     @Test

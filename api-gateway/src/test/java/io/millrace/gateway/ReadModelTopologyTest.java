@@ -7,6 +7,7 @@ import io.millrace.core.execution.State;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.FlowRecord;
+import io.millrace.serdes.avro.LogRecord;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -93,5 +94,46 @@ class ReadModelTopologyTest {
         assertThat(store.get("ns/f@00000001").getSource()).isEqualTo("a");
         assertThat(store.get("ns/f@00000002").getSource()).isEqualTo("b");
         assertThat(flowsSeen).extracting(FlowRecord::getRevision).containsExactly(1, 2);
+    }
+
+    @Test
+    void shouldKeepEachExecutionsLogLinesInTheirOrderUntilTheExecutionIsPurged() {
+        // given
+        var logs = driver.createInputTopic(topics.logs().name(), new StringSerializer(), Topics.LOG_SERDE.serializer());
+        var executions = driver.createInputTopic(topics.executions().name(), new StringSerializer(),
+                Topics.SNAPSHOT_SERDE.serializer());
+        KeyValueStore<String, byte[]> store = driver.getKeyValueStore(ReadModelTopology.LOGS_STORE);
+
+        // when
+        executions.pipeInput("ex1", Snapshots.of("ex1", "ns", "f", State.SUCCESS));
+        for (String line : List.of("b", "a", "c")) {
+            logs.pipeInput("ex1", line("ex1", line));
+        }
+        logs.pipeInput("ex10", line("ex10", "other"));
+
+        // then: under the execution id, in the order sent, apart from an execution whose id extends this one
+        assertThat(lines(store, "ex1")).containsExactly("b", "a", "c");
+        assertThat(lines(store, "ex10")).containsExactly("other");
+
+        // when: the execution is purged (a tombstone for a run leaves the logs alone)
+        executions.pipeInput("ex1/00000000", (ExecutionSnapshot) null);
+        assertThat(lines(store, "ex1")).hasSize(3);
+        executions.pipeInput("ex1", (ExecutionSnapshot) null);
+
+        // then
+        assertThat(lines(store, "ex1")).isEmpty();
+        assertThat(lines(store, "ex10")).containsExactly("other");
+    }
+
+    private static LogRecord line(String executionId, String message) {
+        return new LogRecord(executionId, "ns", "f", "t", executionId + "-t", 1, Instant.EPOCH, "INFO", null, message);
+    }
+
+    private static List<String> lines(KeyValueStore<String, byte[]> store, String executionId) {
+        var messages = new ArrayList<String>();
+        try (var it = store.range(ReadModelTopology.logsFrom(executionId), ReadModelTopology.logsTo(executionId))) {
+            it.forEachRemaining(kv -> messages.add(Topics.LOG_SERDE.decode(kv.value).getMessage()));
+        }
+        return messages;
     }
 }

@@ -9,6 +9,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
 
@@ -43,6 +45,17 @@ final class ConformanceApi {
     Optional<JsonNode> execution(String id) throws IOException, InterruptedException {
         Reply reply = send("GET", "/executions/" + id, null);
         return reply.status() == 200 ? Optional.of(reply.body()) : Optional.empty();
+    }
+
+    /** The execution's log lines, oldest first, as {@code GET /api/v1/logs/{id}} answers them. */
+    List<JsonNode> logs(String id) throws IOException, InterruptedException {
+        Reply reply = send("GET", "/logs/" + id, null);
+        if (reply.status() != 200) {
+            throw new IllegalStateException("GET /logs/" + id + " answered " + reply.status() + ": " + reply.message());
+        }
+        var lines = new ArrayList<JsonNode>();
+        reply.body().forEach(lines::add);
+        return lines;
     }
 
     void kill(String id) throws IOException, InterruptedException {

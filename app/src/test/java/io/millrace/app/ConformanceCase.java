@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -24,6 +25,8 @@ record ConformanceCase(String flowKey, JsonNode flow, JsonNode testCase, FlowSha
         String localServer) {
 
     static final Duration TERMINAL_WITHIN = Duration.ofSeconds(60);
+    /** How long log lines may trail the execution's end. */
+    static final Duration LOGS_WITHIN = Duration.ofSeconds(10);
     private static final Duration STATE_WITHIN = Duration.ofSeconds(30);
     private static final Set<String> CASE_KEYS = Set.of("name", "asserted_by", "inputs", "inputs_mode", "expected",
             "confidence", "derived_from_yaml_not_asserted", "notes", "actions", "execution_labels");
@@ -146,7 +149,26 @@ record ConformanceCase(String flowKey, JsonNode flow, JsonNode testCase, FlowSha
             return all;
         });
         return new ExecutionExpectations.Subject(execution, new TaskRuns(execution, shape.loopTaskIds()), children, descendants,
-                findings);
+                done -> logs(api, execution.path("id").asText(), done), findings);
+    }
+
+    /** Polls the execution's log lines until {@code done} holds for them or {@link #LOGS_WITHIN} passes. */
+    private static List<JsonNode> logs(ConformanceApi api, String executionId, Predicate<List<JsonNode>> done) {
+        long deadline = System.nanoTime() + LOGS_WITHIN.toNanos();
+        try {
+            while (true) {
+                List<JsonNode> lines = api.logs(executionId);
+                if (done.test(lines) || System.nanoTime() > deadline) {
+                    return lines;
+                }
+                Thread.sleep(100);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("Reading the logs of " + executionId, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The executions this one started: those named by a task run's {@code executionId} output (Kestra's Subflow). */

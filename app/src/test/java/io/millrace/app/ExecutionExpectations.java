@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -21,11 +22,17 @@ final class ExecutionExpectations {
 
     /** The execution under check and what checks need beside it. */
     record Subject(JsonNode execution, TaskRuns runs, Supplier<List<JsonNode>> children,
-            Supplier<List<JsonNode>> descendants, Findings findings) {
+            Supplier<List<JsonNode>> descendants, Logs logs, Findings findings) {
 
         boolean isChild(String executionId) {
             return children.get().stream().anyMatch(c -> executionId.equals(c.path("id").asText()));
         }
+    }
+
+    /** The execution's log lines once {@code done} holds for them, or as they are when a few seconds passed. */
+    @FunctionalInterface
+    interface Logs {
+        List<JsonNode> await(Predicate<List<JsonNode>> done);
     }
 
     @FunctionalInterface
@@ -48,12 +55,13 @@ final class ExecutionExpectations {
             Map.entry("relations", ExecutionExpectations::relations),
             Map.entry("childExecution", ExecutionExpectations::childExecution),
             Map.entry("childExecutions", ExecutionExpectations::childExecutions),
-            Map.entry("logs", (s, e) -> s.findings().unsupported("logs: the engine has no log API")),
+            Map.entry("logs", ExecutionExpectations::logs),
             Map.entry("terminalExecutionsOfThisFlow_anyOrder", (s, e) -> s.findings()
                     .unsupported("terminalExecutionsOfThisFlow_anyOrder: the API cannot list the executions of a flow")));
 
     private static final Set<String> TASK_RUN_LIST_KEYS = Set.of("index", "taskId", "state", "attemptCount", "outputs");
     private static final Set<String> TASK_RUNS_KEYS = Set.of("taskId", "value_path", "outputs", "attempts", "attemptState");
+    private static final Set<String> LOGS_KEYS = Set.of("equals", "contains", "count");
     private static final Set<String> CHILD_KEYS = Set.of("flowId", "state", "taskRunCount", "trigger", "labels_size", "labels");
 
     private ExecutionExpectations() {
@@ -75,6 +83,7 @@ final class ExecutionExpectations {
                 case "taskRunList" -> value.forEach(e -> vetEntry("taskRunList", e, TASK_RUN_LIST_KEYS, findings));
                 case "taskRuns" -> value.forEach(e -> vetEntry("taskRuns", e, TASK_RUNS_KEYS, findings));
                 case "childExecution" -> vetEntry(kind, value, CHILD_KEYS, findings);
+                case "logs" -> value.forEach(e -> vetEntry(kind, e, LOGS_KEYS, findings));
                 case "childExecutions" -> value.forEach(e -> vetEntry(kind, e, CHILD_KEYS, findings));
                 case "executionOutputs" -> {
                     if (value.isObject()) {
@@ -128,6 +137,36 @@ final class ExecutionExpectations {
         s.findings().expect("state", expected.asText(), error.isTextual() && !expected.asText().equals(actual)
                 ? actual + " (" + error.asText() + ")"
                 : actual);
+    }
+
+    /**
+     * Each entry names a message: {@code equals} (some line's message is exactly it), or {@code contains} with a
+     * {@code count} (that many lines' messages contain it). Lines arrive apart from the execution: wait for them.
+     */
+    private static void logs(Subject s, JsonNode expected) {
+        for (JsonNode entry : expected) {
+            if (entry.has("equals")) {
+                String wanted = entry.path("equals").asText();
+                List<JsonNode> lines = s.logs().await(all -> all.stream().anyMatch(l -> wanted.equals(message(l))));
+                if (lines.stream().noneMatch(l -> wanted.equals(message(l)))) {
+                    s.findings().expect("logs: a line equal to '" + wanted + "'", wanted,
+                            "none, among " + lines.stream().map(ExecutionExpectations::message).toList());
+                }
+            } else {
+                String part = entry.path("contains").asText();
+                int count = entry.path("count").asInt(1);
+                List<JsonNode> lines = s.logs().await(all -> matching(all, part) >= count);
+                s.findings().expect("logs: lines containing '" + part + "'", count, (int) matching(lines, part));
+            }
+        }
+    }
+
+    private static long matching(List<JsonNode> lines, String part) {
+        return lines.stream().filter(l -> message(l).contains(part)).count();
+    }
+
+    private static String message(JsonNode line) {
+        return line.path("message").asText();
     }
 
     private static void taskRunCount(Subject s, JsonNode expected) {

@@ -7,6 +7,7 @@ import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.TaskRunSnapshot;
 import io.millrace.serdes.avro.FlowRecord;
+import io.millrace.serdes.avro.LogRecord;
 import io.millrace.serdes.avro.TaskResultRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.util.List;
@@ -31,6 +32,7 @@ public final class Topics {
     public static final AvroSerde<ExecutionSnapshot> SNAPSHOT_SERDE = new AvroSerde<>(ExecutionSnapshot.getClassSchema());
     public static final AvroSerde<TaskRunSnapshot> RUN_SNAPSHOT_SERDE = new AvroSerde<>(TaskRunSnapshot.getClassSchema());
     public static final AvroSerde<FlowRecord> FLOW_SERDE = new AvroSerde<>(FlowRecord.getClassSchema());
+    public static final AvroSerde<LogRecord> LOG_SERDE = new AvroSerde<>(LogRecord.getClassSchema());
     public static final AvroSerde<DeadLetterRecord> DEAD_LETTER_SERDE = new AvroSerde<>(DeadLetterRecord.getClassSchema());
 
     private final String prefix;
@@ -76,9 +78,14 @@ public final class Topics {
         return topic("dlq", DEAD_LETTER_SERDE, DELETE);
     }
 
+    /** Task log lines, keyed by execution id; kept as long as a finished execution (the gateway serves them). */
+    public Topic<LogRecord> logs() {
+        return topic("logs", LOG_SERDE, DELETE);
+    }
+
     /** The topics the executor reads and writes for a set of worker groups. */
     public List<Topic<?>> executorTopics(List<String> workerGroups) {
-        var all = new java.util.ArrayList<Topic<?>>(List.of(flows(), commands(), results(), events(), executions(), deadLetters()));
+        var all = new java.util.ArrayList<Topic<?>>(List.of(flows(), commands(), results(), events(), executions(), logs(), deadLetters()));
         workerGroups.forEach(g -> all.add(tasks(g)));
         return all;
     }

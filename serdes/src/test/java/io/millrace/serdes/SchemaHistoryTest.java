@@ -8,6 +8,7 @@ import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.FlowRecord;
+import io.millrace.serdes.avro.LogRecord;
 import io.millrace.serdes.avro.OutputsRecord;
 import io.millrace.serdes.avro.StoredExecution;
 import io.millrace.serdes.avro.StoredTaskRun;
@@ -42,6 +43,7 @@ class SchemaHistoryTest {
             Map.entry("ExecutionRecord", "d2a9a6d1738c4e04"),
             Map.entry("ExecutionSnapshot", "93ab63e8c33bd6e7"),
             Map.entry("FlowRecord", "d95ef14fd81643c9"),
+            Map.entry("LogRecord", "eeb138d409ca54b7"),
             Map.entry("OutputsRecord", "ec0943a15bc55bc7"),
             Map.entry("StoredExecution", "1c1b2a4f1fd1e5f8"),
             Map.entry("StoredTaskRun", "dc13e09ffc6a6d06"),
@@ -52,7 +54,7 @@ class SchemaHistoryTest {
 
     private static final List<Schema> CURRENT = List.of(CommandRecord.getClassSchema(), DeadLetterRecord.getClassSchema(),
             EventRecord.getClassSchema(), ExecutionRecord.getClassSchema(), ExecutionSnapshot.getClassSchema(),
-            FlowRecord.getClassSchema(), OutputsRecord.getClassSchema(), StoredExecution.getClassSchema(),
+            FlowRecord.getClassSchema(), LogRecord.getClassSchema(), OutputsRecord.getClassSchema(), StoredExecution.getClassSchema(),
             StoredTaskRun.getClassSchema(), TaskResultRecord.getClassSchema(),
             TaskRunSnapshot.getClassSchema(),
             TimerRecord.getClassSchema(), WorkerTaskRecord.getClassSchema());

@@ -149,7 +149,7 @@ final class Effects {
 
     /**
      * A task's properties are the same for every dispatch of its flow revision: written once. Its {@code timeout}
-     * travels with them, since the worker enforces it.
+     * and {@code logLevel} travel with them, since the worker applies them.
      */
     private String propertiesJson(WorkerTask task) {
         String json = propertiesJson.get(task);
@@ -158,9 +158,14 @@ final class Effects {
                 propertiesJson.clear();
             }
             Map<String, Object> properties = task.properties();
-            if (task.options().timeout() != null) {
+            if (task.options().timeout() != null || task.options().logLevel() != null) {
                 properties = new LinkedHashMap<>(properties);
-                properties.put(TaskTypes.TIMEOUT, task.options().timeout().toString());
+                if (task.options().timeout() != null) {
+                    properties.put(TaskTypes.TIMEOUT, task.options().timeout().toString());
+                }
+                if (task.options().logLevel() != null) {
+                    properties.put(TaskTypes.LOG_LEVEL, task.options().logLevel());
+                }
             }
             json = Json.write(properties);
             propertiesJson.put(task, json);

@@ -9,9 +9,14 @@ import io.millrace.worker.task.RunnableTask;
 import io.millrace.worker.task.TaskInvocation;
 import io.millrace.worker.task.TaskOutcome;
 import io.millrace.worker.task.TaskRegistry;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.TaskRun;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
@@ -39,17 +44,19 @@ final class TaskRunner implements PollLoop.Starter {
     private final TaskRegistry registry;
     private final Expressions expressions;
     private final ResultPublisher publisher;
+    private final TaskLogs logs;
     private final ScheduledExecutorService heartbeats;
     private final Duration defaultLease;
     private final ExecutorService threads = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("millrace-task-", 0).factory());
     private volatile boolean stopping;
 
-    TaskRunner(TaskRegistry registry, Expressions expressions, ResultPublisher publisher,
+    TaskRunner(TaskRegistry registry, Expressions expressions, ResultPublisher publisher, TaskLogs logs,
                ScheduledExecutorService heartbeats, Duration defaultLease) {
         this.registry = registry;
         this.expressions = expressions;
         this.publisher = publisher;
+        this.logs = logs;
         this.heartbeats = heartbeats;
         this.defaultLease = defaultLease;
     }
@@ -76,9 +83,10 @@ final class TaskRunner implements PollLoop.Starter {
             slot.done(true);
             return;
         }
-        var attempt = new Attempt(task, () -> slot.done(true));
+        var attempt = new Attempt(task, logs.attempt(task), () -> slot.done(true));
         ScheduledFuture<?> beating = attempt.beatEvery(heartbeatPeriodMillis(task));
         TaskOutcome outcome;
+        Throwable thrown = null;
         try {
             outcome = execute(task, attempt);
         } catch (InterruptedException e) {
@@ -91,6 +99,7 @@ final class TaskRunner implements PollLoop.Starter {
             }
             outcome = TaskOutcome.failed("Task '" + task.getTaskId() + "': interrupted");
         } catch (Throwable e) {
+            thrown = e;
             outcome = TaskOutcome.failed("Task '" + task.getTaskId() + "': " + describe(e));
         } finally {
             if (beating != null) {
@@ -98,7 +107,9 @@ final class TaskRunner implements PollLoop.Starter {
             }
             attempt.cancelDeadline();
         }
-        attempt.end(outcome);
+        if (attempt.end(outcome) && thrown != null) {
+            attempt.log.log("TRACE", stackTrace(thrown));
+        }
     }
 
     private TaskOutcome execute(WorkerTaskRecord task, Attempt attempt) throws Exception {
@@ -115,6 +126,8 @@ final class TaskRunner implements PollLoop.Starter {
         } catch (IllegalArgumentException e) {
             return TaskOutcome.failed("Task '" + task.getTaskId() + "': unreadable task record: " + e.getMessage());
         }
+        attempt.log.flow(flowVariable(variables, "namespace"), flowVariable(variables, "id"),
+                Objects.toString(properties.get(TaskTypes.LOG_LEVEL), null));
         Object timeout = properties.get(TaskTypes.TIMEOUT);
         if (timeout != null) {
             try {
@@ -125,8 +138,18 @@ final class TaskRunner implements PollLoop.Starter {
             }
         }
         var invocation = new TaskInvocation(task.getTaskId(), task.getTaskType(), properties, variables, expressions,
-                new Slf4jTaskLogger(task));
+                attempt.log);
         return implementation.get().execute(invocation);
+    }
+
+    private static String flowVariable(Map<String, Object> variables, String name) {
+        return variables.get("flow") instanceof Map<?, ?> flow && flow.get(name) != null ? flow.get(name).toString() : null;
+    }
+
+    private static String stackTrace(Throwable e) {
+        var out = new StringWriter();
+        e.printStackTrace(new PrintWriter(out));
+        return out.toString();
     }
 
     private long heartbeatPeriodMillis(WorkerTaskRecord task) {
@@ -146,14 +169,16 @@ final class TaskRunner implements PollLoop.Starter {
      */
     private final class Attempt {
         private final WorkerTaskRecord task;
+        private final TaskLogs.AttemptLog log;
         /** Frees the attempt's slot once its final result is sent. */
         private final Runnable settled;
         private final ReentrantLock lock = new ReentrantLock();
         private boolean ended;
         private ScheduledFuture<?> deadline;
 
-        Attempt(WorkerTaskRecord task, Runnable settled) {
+        Attempt(WorkerTaskRecord task, TaskLogs.AttemptLog log, Runnable settled) {
             this.task = task;
+            this.log = log;
             this.settled = settled;
         }
 
@@ -194,13 +219,19 @@ final class TaskRunner implements PollLoop.Starter {
 
         private void timedOut(Duration timeout, Thread runner) {
             String error = "Task '" + task.getTaskId() + "': Timeout after " + timeout;
+            StackTraceElement[] at = runner.getStackTrace();
             if (end(TaskOutcome.failed(error))) {
                 LOG.warn("{} (execution {}, attempt {}); interrupting it", error, task.getExecutionId(), task.getAttempt());
                 runner.interrupt();
+                var where = new StringBuilder("Timeout after " + timeout + "; the task was at:");
+                for (StackTraceElement frame : at) {
+                    where.append("\n\tat ").append(frame);
+                }
+                log.log("TRACE", where.toString());
             }
         }
 
-        /** Sends the final result unless one was sent already; true when this call sent it. */
+        /** Sends the final result unless one was sent already, a failure's error logged first; true when this call sent it. */
         boolean end(TaskOutcome outcome) {
             lock.lock();
             try {
@@ -208,6 +239,9 @@ final class TaskRunner implements PollLoop.Starter {
                     return false;
                 }
                 ended = true;
+                if (outcome.state() == State.FAILED && outcome.error() != null) {
+                    log.log("ERROR", TaskRun.ownMessage(task.getTaskId(), outcome.error()));
+                }
                 publisher.result(task, outcome.state(), outcome.outputs(), outcome.error(), settled);
                 return true;
             } finally {

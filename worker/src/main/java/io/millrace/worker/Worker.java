@@ -52,8 +52,8 @@ public final class Worker implements AutoCloseable {
         heartbeats.setRemoveOnCancelPolicy(true);
         try {
             var publisher = new ResultPublisher(producer, topics.results().name(), workerId);
-            var runner = new TaskRunner(TaskRegistry.standard(), new Expressions(), publisher, heartbeats,
-                    config.lease());
+            var runner = new TaskRunner(TaskRegistry.standard(), new Expressions(), publisher,
+                    new TaskLogs(producer, topics.logs().name()), heartbeats, config.lease());
             // Values stay bytes until a task thread decodes them: a bad record must not break poll().
             var consumer = new KafkaConsumer<>(KafkaSettings.consumer(config, workerId), new StringDeserializer(),
                     new ByteArrayDeserializer());
@@ -69,10 +69,10 @@ public final class Worker implements AutoCloseable {
                 .unstarted(loop);
     }
 
-    /** Creates the group's tasks topic and the results topic if missing, then starts consuming. */
+    /** Creates the group's tasks topic and the results and logs topics if missing, then starts consuming. */
     public static Worker start(MillraceConfig config) {
         Topics topics = Topics.of(config);
-        TopicAdmin.ensure(config, List.of(topics.tasks(config.workerGroup()), topics.results()));
+        TopicAdmin.ensure(config, List.of(topics.tasks(config.workerGroup()), topics.results(), topics.logs()));
         Worker worker = new Worker(config, newWorkerId());
         worker.pollThread.start();
         LOG.info("Worker {} started for group '{}' (concurrency {})", worker.workerId, worker.group,

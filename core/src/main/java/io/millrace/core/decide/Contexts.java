@@ -156,7 +156,7 @@ public final class Contexts {
                 log.put("taskId", run.taskId());
                 log.put("taskRunId", run.id());
                 log.put("level", "ERROR");
-                log.put("message", run.error());
+                log.put("message", TaskRun.ownMessage(run.taskId(), run.error()));
                 logs.add(log);
             }
         }

@@ -34,6 +34,15 @@ public record TaskRun(
                 List.of(new StateHistory(State.CREATED, at)), List.of(), null);
     }
 
+    /**
+     * An error as the task's own log line says it: without the {@code Task '<id>': } that names the task in an
+     * execution's error, since a log line names its task apart (Kestra's logs and {@code errorLogs()} do the same).
+     */
+    public static String ownMessage(String taskId, String error) {
+        String prefix = "Task '" + taskId + "': ";
+        return error != null && error.startsWith(prefix) ? error.substring(prefix.length()) : error;
+    }
+
     public Optional<Attempt> currentAttempt() {
         return attempts.isEmpty() ? Optional.empty() : Optional.of(attempts.getLast());
     }

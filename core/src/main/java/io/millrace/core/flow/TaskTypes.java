@@ -90,6 +90,9 @@ public final class TaskTypes {
      */
     public static final String TIMEOUT = "timeout";
 
+    /** The least level of log lines a worker task keeps; travels with its properties, like {@link #TIMEOUT}. */
+    public static final String LOG_LEVEL = "logLevel";
+
     /** The task-specific properties of a worker type: those it requires and those it also accepts. */
     public record TypeSpec(Set<String> required, Set<String> optional) {
         public boolean accepts(String property) {
