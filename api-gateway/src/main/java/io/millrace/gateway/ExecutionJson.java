@@ -63,6 +63,11 @@ final class ExecutionJson {
         json.put("flowRevision", execution.flowRevision());
         json.set("inputs", MAPPER.valueToTree(execution.inputs()));
         json.set("labels", labels(execution.labels()));
+        if (execution.trigger() != null) {
+            json.set("trigger", Json.MAPPER.createObjectNode().put("id", execution.trigger().id())
+                    .put("type", execution.trigger().type())
+                    .set("variables", Json.MAPPER.valueToTree(execution.trigger().variables())));
+        }
         json.set("state", state(execution.state(), execution.histories(), now));
         ArrayNode taskRuns = json.putArray("taskRunList");
         execution.taskRuns().forEach(run -> taskRuns.add(taskRun(execution, run, taskOutputs.get(run.id()), now)));

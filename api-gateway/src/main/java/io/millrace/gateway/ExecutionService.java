@@ -4,8 +4,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.ExecutionTrigger;
+import io.millrace.core.expression.ExpressionException;
+import io.millrace.core.expression.Expressions;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.Inputs;
+import io.millrace.core.flow.TriggerDef;
+import io.millrace.core.flow.TriggerTypes;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import java.time.Clock;
@@ -32,6 +37,7 @@ final class ExecutionService {
     private final Publisher publisher;
     private final Executor executor;
     private final Clock clock;
+    private final Expressions expressions = new Expressions();
 
     /** @param executor where answers are built, never on Kafka's threads */
     ExecutionService(FlowService flows, ReadModel readModel, Waiters waiters, Publisher publisher, Executor executor,
@@ -50,10 +56,62 @@ final class ExecutionService {
      * With it: 200 with the terminal execution, or 202 with the latest known one when {@code wait} passes.
      */
     CompletableFuture<Reply> start(String namespace, String flowId, ExecutionRequest request, Optional<Duration> wait) {
+        return start(enabledFlow(namespace, flowId), request, null, wait);
+    }
+
+    /**
+     * A call of a flow's {@code Webhook} trigger: 404 when the flow or the key is unknown (or that trigger is
+     * disabled), 409 when the flow is disabled; then a start as {@link #start}, with the trigger's {@code inputs}
+     * rendered against the call ({@code trigger.body}, {@code trigger.headers}, {@code trigger.parameters}) and its
+     * labels, waiting when the trigger says {@code wait: true}.
+     */
+    CompletableFuture<Reply> webhook(String namespace, String flowId, String key, WebhookCall call, Duration defaultWait) {
+        Flow flow = enabledFlow(namespace, flowId);
+        TriggerDef trigger = flow.triggers().stream()
+                .filter(t -> t.type().equals(TriggerTypes.WEBHOOK) && !t.disabled() && key.equals(t.text("key")))
+                .findFirst()
+                .orElseThrow(() -> ApiException.notFound("Webhook not found: flow '" + flow.key()
+                        + "' has no enabled Webhook trigger with this key"));
+        Map<String, Object> variables = call.variables();
+        Map<String, Object> inputs = Map.of();
+        if (trigger.properties().get("inputs") instanceof Map<?, ?> declared) {
+            try {
+                @SuppressWarnings("unchecked")
+                var rendered = (Map<String, Object>) expressions.renderDeep(declared, Map.of("trigger", variables,
+                        "flow", Map.of("namespace", flow.namespace(), "id", flow.id(), "revision", flow.revision())));
+                inputs = rendered;
+            } catch (ExpressionException e) {
+                throw new ApiException(422, "Webhook trigger '" + trigger.id() + "': its inputs did not render: "
+                        + e.getMessage(), java.util.List.of());
+            }
+        }
+        boolean wait = Boolean.TRUE.equals(trigger.properties().get("wait"));
+        var request = new ExecutionRequest(inputs, trigger.labels());
+        var started = start(flow, request, new ExecutionTrigger(trigger.id(), trigger.type(), variables),
+                wait ? Optional.of(defaultWait) : Optional.empty());
+        if (!wait) {
+            return started;
+        }
+        boolean outputsOnly = Boolean.TRUE.equals(trigger.properties().get("returnOutputs"));
+        // as Kestra's: an execution that ended FAILED answers 500; with returnOutputs, the body is its outputs
+        return started.thenApply(reply -> new Reply(
+                reply.status() == 200 && "FAILED".equals(reply.body().at("/state/current").asText()) ? 500 : reply.status(),
+                !outputsOnly ? reply.body() : reply.body().path("outputs").isObject()
+                        ? (ObjectNode) reply.body().path("outputs") : Json.MAPPER.createObjectNode()));
+    }
+
+    private Flow enabledFlow(String namespace, String flowId) {
         Flow flow = flows.latestFlow(namespace, flowId);
         if (flow.disabled()) {
             throw ApiException.conflict("Flow '" + flow.key() + "' is disabled: enable it to start executions");
         }
+        return flow;
+    }
+
+    private CompletableFuture<Reply> start(Flow flow, ExecutionRequest request, ExecutionTrigger trigger,
+            Optional<Duration> wait) {
+        String namespace = flow.namespace();
+        String flowId = flow.id();
         Map<String, Object> inputs;
         try {
             inputs = Inputs.resolve(flow.inputs(), request.inputs());
@@ -62,9 +120,11 @@ final class ExecutionService {
         }
         String id = Ids.newExecutionId();
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
-        var created = Execution.created(id, namespace, flowId, flow.revision(), inputs, flow.executionLabels(request.labels(), id), now);
+        var created = Execution.created(id, namespace, flowId, flow.revision(), inputs,
+                flow.executionLabels(request.labels(), id), trigger, now);
         // The given inputs, not the resolved ones: the executor resolves them again and stays the authority.
-        var command = new CreateExecution(id, namespace, flowId, flow.revision(), request.inputs(), request.labels(), now);
+        var command = new CreateExecution(id, namespace, flowId, flow.revision(), request.inputs(), request.labels(), now,
+                trigger);
 
         if (wait.isEmpty()) {
             return publisher.publishCommand(command)

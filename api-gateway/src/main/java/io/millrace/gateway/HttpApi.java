@@ -10,6 +10,7 @@ import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.LogRecord;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -29,6 +30,8 @@ import org.slf4j.LoggerFactory;
  * GET  /api/v1/flows/{namespace}/{id}            200 {namespace,id,revision,source} | 404
  * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra)
  * POST /api/v1/executions/{namespace}/{flowId}   200 | 202 (wait timed out) | 400 | 404 | 409 (flow disabled)
+ * GET|POST|PUT /api/v1/executions/webhook/{namespace}/{flowId}/{key}
+ *                                                200 | 202 | 404 (flow or key) | 409 | 422 (inputs did not render)
  * GET  /api/v1/executions/{id}                   200 | 404
  * GET  /api/v1/logs/{executionId}                200 [entries] | 400   (see LogJson; /download as text)
  * </pre>
@@ -77,6 +80,12 @@ final class HttpApi {
                     .put("revision", flow.getRevision()).put("source", flow.getSource()));
         });
 
+        for (var method : List.of(io.javalin.http.HandlerType.GET, io.javalin.http.HandlerType.POST,
+                io.javalin.http.HandlerType.PUT)) {
+            app.addHttpHandler(method, "/api/v1/executions/webhook/{namespace}/{flowId}/{key}", ctx -> answer(ctx,
+                    executions.webhook(ctx.pathParam("namespace"), ctx.pathParam("flowId"), ctx.pathParam("key"),
+                            webhookCall(ctx), defaultWait), executor));
+        }
         // Before the start route, which would otherwise read ".../{id}/kill" as namespace {id}, flow "kill".
         app.post("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id")), executor));
         app.delete("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id")), executor));
@@ -96,6 +105,14 @@ final class HttpApi {
         app.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(), e.getMessage(), List.of()));
         app.exception(Exception.class, (e, ctx) -> failed(ctx, e));
         return app;
+    }
+
+    private static WebhookCall webhookCall(Context ctx) {
+        var headers = new java.util.LinkedHashMap<String, List<String>>();
+        for (String name : java.util.Collections.list(ctx.req().getHeaderNames())) {
+            headers.put(name, java.util.Collections.list(ctx.req().getHeaders(name)));
+        }
+        return new WebhookCall(ctx.body(), headers, Map.copyOf(ctx.queryParamMap()));
     }
 
     private static List<LogRecord> logs(Context ctx, Function<String, List<LogRecord>> logs) {

@@ -30,7 +30,7 @@ class ExecutionJsonTest {
                 List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.RUNNING, T1),
                         new StateHistory(State.SUCCESS, T2)), List.of(attempt), null);
         var execution = new Execution("ex1", "company.team", "greet", 3, Map.of("name", "Ada"),
-                Map.of("team", "core", "env", "dev"), State.SUCCESS,
+                Map.of("team", "core", "env", "dev"), null, State.SUCCESS,
                 List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.RUNNING, T1),
                         new StateHistory(State.SUCCESS, T2)),
                 List.of(run), Map.of("greeting", "hi Ada"), null);
@@ -82,7 +82,7 @@ class ExecutionJsonTest {
     @Test
     void shouldLeaveOutEndDateAndCountDurationUntilNowWhileRunning() {
         // given
-        var execution = new Execution("ex2", "ns", "f", 1, Map.of(), Map.of(), State.RUNNING,
+        var execution = new Execution("ex2", "ns", "f", 1, Map.of(), Map.of(), null, State.RUNNING,
                 List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.RUNNING, T1)), List.of(), null, null);
 
         // when
@@ -103,7 +103,7 @@ class ExecutionJsonTest {
         var run = new TaskRun("tr9", "boom", "tr0", "item-1", 3, State.FAILED,
                 List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.FAILED, T1)), List.of(),
                 "Task 'boom': no such thing");
-        var execution = new Execution("ex3", "ns", "f", 1, Map.of(), Map.of(), State.FAILED,
+        var execution = new Execution("ex3", "ns", "f", 1, Map.of(), Map.of(), null, State.FAILED,
                 List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.FAILED, T1)), List.of(run), null,
                 "Task 'boom' ended FAILED: Task 'boom': no such thing");
 

@@ -214,6 +214,78 @@ class GatewayIntegrationTest {
     }
 
     @Test
+    void shouldStartAnExecutionFromAWebhookCallWithItsBodyHeadersAndParameters() {
+        // given
+        var deployed = api.post("/api/v1/flows", """
+                id: hooked
+                namespace: %s
+                inputs:
+                  - {id: who, type: STRING}
+                triggers:
+                  - id: hook
+                    type: io.kestra.plugin.core.trigger.Webhook
+                    key: k3y
+                    labels: {source: web}
+                    inputs:
+                      who: "{{ trigger.body.name ?? 'nobody' }} ({{ trigger.parameters.team[0] ?? 'no team' }})"
+                  - id: closed
+                    type: io.kestra.plugin.core.trigger.Webhook
+                    key: closed
+                    disabled: true
+                tasks:
+                  - {id: t, type: log, message: "{{ inputs.who }}"}
+                """.formatted(NAMESPACE));
+        assertThat(deployed.status()).as(deployed.body()).isEqualTo(200);
+        String url = "/api/v1/executions/webhook/" + NAMESPACE + "/hooked/";
+
+        // when
+        var answer = api.post(url + "k3y?team=core&team=ops", "{\"name\": \"Ada\"}");
+
+        // then: the execution as created, and the command carries the trigger and its variables
+        assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+        String id = answer.json().path("id").asText();
+        assertThat(answer.json().path("trigger").path("id").asText()).isEqualTo("hook");
+        assertThat(answer.json().path("trigger").path("type").asText()).isEqualTo("io.kestra.plugin.core.trigger.Webhook");
+        var create = (CreateExecution) nextCommand(c -> c.executionId().equals(id));
+        assertThat(create.inputs()).containsEntry("who", "Ada (core)");
+        assertThat(create.labels()).containsEntry("source", "web");
+        assertThat(create.trigger().id()).isEqualTo("hook");
+        assertThat(create.trigger().variables().get("body")).isEqualTo(Map.of("name", "Ada"));
+        assertThat(create.trigger().variables().get("parameters")).isEqualTo(Map.of("team", List.of("core", "ops")));
+        assertThat((Map<?, ?>) create.trigger().variables().get("headers")).isNotEmpty();
+
+        // when: a body that is not JSON, and a GET without a body
+        var text = api.post(url + "k3y", "plain words");
+        var get = api.get(url + "k3y");
+
+        // then
+        var textCreate = (CreateExecution) nextCommand(c -> c.executionId().equals(text.json().path("id").asText()));
+        assertThat(textCreate.trigger().variables().get("body")).isEqualTo("plain words");
+        var getCreate = (CreateExecution) nextCommand(c -> c.executionId().equals(get.json().path("id").asText()));
+        assertThat(getCreate.trigger().variables()).doesNotContainKey("body");
+        assertThat(getCreate.inputs()).containsEntry("who", "nobody (no team)");
+
+        // and: an unknown key, a disabled trigger, an unknown flow
+        assertThat(api.post(url + "nope", "").status()).isEqualTo(404);
+        assertThat(api.post(url + "closed", "").status()).isEqualTo(404);
+        assertThat(api.post("/api/v1/executions/webhook/" + NAMESPACE + "/nowhere/k3y", "").status()).isEqualTo(404);
+    }
+
+    @Test
+    void shouldAnswer409ForAWebhookOfADisabledFlow() {
+        // given
+        api.post("/api/v1/flows", "id: hook-off\nnamespace: " + NAMESPACE + "\ndisabled: true\n"
+                + "triggers:\n  - {id: h, type: io.kestra.plugin.core.trigger.Webhook, key: k}\n"
+                + "tasks:\n  - {id: t, type: log, message: m}\n");
+
+        // when
+        var answer = api.post("/api/v1/executions/webhook/" + NAMESPACE + "/hook-off/k", "");
+
+        // then
+        assertThat(answer.status()).isEqualTo(409);
+    }
+
+    @Test
     void shouldProduceAKillCommandOnPostAndOnKestrasDelete() {
         // when
         var posted = api.post("/api/v1/executions/someExecution/kill", "");

@@ -26,7 +26,7 @@ final class Snapshots {
         if (state != State.CREATED && state != State.RUNNING) {
             histories.add(new StateHistory(state, at.plusMillis(2)));
         }
-        var execution = new Execution(id, namespace, flowId, 1, Map.of(), Map.of(), state, histories, List.of(),
+        var execution = new Execution(id, namespace, flowId, 1, Map.of(), Map.of(), null, state, histories, List.of(),
                 state.isTerminal() ? Map.of("answer", 42) : null, state == State.FAILED ? "it broke" : null);
         return new ExecutionSnapshot(ExecutionMapper.toHeaderRecord(execution), Map.of(), at, 0);
     }

@@ -4,20 +4,23 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.config.MillraceConfig;
 import io.millrace.executor.Executor;
 import io.millrace.gateway.Gateway;
+import io.millrace.triggers.Triggers;
 import io.millrace.worker.Worker;
 import java.time.Duration;
 import java.util.ArrayDeque;
 
-/** Executor, worker and gateway in one JVM against one Kafka: the standalone engine less its broker. */
+/** Executor, worker, gateway and triggers in one JVM against one Kafka: the standalone engine less its broker. */
 public final class Engine implements AutoCloseable {
     private final Executor executor;
     private final Worker worker;
     private final Gateway gateway;
+    private final Triggers triggers;
 
-    private Engine(Executor executor, Worker worker, Gateway gateway) {
+    private Engine(Executor executor, Worker worker, Gateway gateway, Triggers triggers) {
         this.executor = executor;
         this.worker = worker;
         this.gateway = gateway;
+        this.triggers = triggers;
     }
 
     /** Starts the roles in order; if one fails, those already started are closed before the failure is rethrown. */
@@ -36,7 +39,9 @@ public final class Engine implements AutoCloseable {
             if (!gateway.awaitReady(Duration.ofSeconds(120))) {
                 throw new IllegalStateException("Expected the gateway to be ready within 120 s, but it is not");
             }
-            return new Engine(executor, worker, gateway);
+            Triggers triggers = Triggers.start(config, new SimpleMeterRegistry());
+            started.push(triggers);
+            return new Engine(executor, worker, gateway, triggers);
         } catch (RuntimeException | InterruptedException e) {
             for (AutoCloseable role : started) {
                 try {
@@ -55,6 +60,7 @@ public final class Engine implements AutoCloseable {
 
     @Override
     public void close() {
+        triggers.close();
         gateway.close();
         worker.close();
         executor.close();

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.config.MillraceConfig;
 import io.millrace.executor.Executor;
 import io.millrace.gateway.Gateway;
+import io.millrace.triggers.Triggers;
 import io.millrace.worker.Worker;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -51,6 +52,15 @@ abstract class RoleCommand implements Callable<Integer> {
             Gateway gateway = Gateway.start(config);
             System.out.println("Millrace gateway: API at http://localhost:" + gateway.port() + "/api/v1");
             return gateway;
+        }
+    }
+
+    @Command(name = "triggers", description = "Run the flows' triggers (Kafka) against an external Kafka.")
+    static final class TriggersCommand extends RoleCommand {
+        @Override
+        AutoCloseable start(MillraceConfig config) {
+            System.out.println("Millrace triggers starting against " + config.bootstrapServers());
+            return Triggers.start(config, new SimpleMeterRegistry());
         }
     }
 

@@ -8,7 +8,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The roles share topics, never code: executor, worker and gateway do not import each other. */
+/** The roles share topics, never code: executor, worker, gateway and triggers do not import each other. */
 class ModuleBoundariesTest {
     private static JavaClasses classes;
 
@@ -29,7 +29,7 @@ class ModuleBoundariesTest {
     void shouldKeepTheWorkerApartFromExecutorAndGateway() {
         noClasses().that().resideInAPackage("io.millrace.worker..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.millrace.topology..", "io.millrace.executor..",
-                        "io.millrace.gateway..")
+                        "io.millrace.gateway..", "io.millrace.triggers..")
                 .check(classes);
     }
 
@@ -37,14 +37,23 @@ class ModuleBoundariesTest {
     void shouldKeepTheGatewayApartFromExecutorAndWorker() {
         noClasses().that().resideInAPackage("io.millrace.gateway..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.millrace.topology..", "io.millrace.executor..",
-                        "io.millrace.worker..")
+                        "io.millrace.worker..", "io.millrace.triggers..")
                 .check(classes);
     }
 
     @Test
     void shouldKeepTheExecutorApartFromWorkerAndGateway() {
         noClasses().that().resideInAnyPackage("io.millrace.topology..", "io.millrace.executor..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.millrace.worker..", "io.millrace.gateway..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.millrace.worker..", "io.millrace.gateway..",
+                        "io.millrace.triggers..")
+                .check(classes);
+    }
+
+    @Test
+    void shouldKeepTheTriggersApartFromTheOtherRoles() {
+        noClasses().that().resideInAPackage("io.millrace.triggers..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.millrace.topology..", "io.millrace.executor..",
+                        "io.millrace.worker..", "io.millrace.gateway..")
                 .check(classes);
     }
 }

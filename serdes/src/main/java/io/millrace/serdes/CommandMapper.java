@@ -17,7 +17,7 @@ public final class CommandMapper {
     public static CommandRecord toRecord(Command command) {
         Object payload = switch (command) {
             case CreateExecution c -> new CreateExecutionPayload(c.namespace(), c.flowId(), c.revision(),
-                    Json.write(c.inputs()), c.labels(), c.requestedAt());
+                    Json.write(c.inputs()), c.labels(), c.requestedAt(), ExecutionMapper.toRecord(c.trigger()));
             case KillExecution k -> new KillExecutionPayload(k.requestedAt());
             default -> throw new IllegalArgumentException("Expected a command for the commands topic, but got "
                     + command.getClass().getSimpleName());
@@ -28,7 +28,8 @@ public final class CommandMapper {
     public static Command fromRecord(CommandRecord record) {
         return switch (record.getPayload()) {
             case CreateExecutionPayload c -> new CreateExecution(record.getExecutionId(), c.getNamespace(),
-                    c.getFlowId(), c.getRevision(), Json.readMap(c.getInputsJson()), c.getLabels(), c.getRequestedAt());
+                    c.getFlowId(), c.getRevision(), Json.readMap(c.getInputsJson()), c.getLabels(), c.getRequestedAt(),
+                    ExecutionMapper.fromRecord(c.getTrigger()));
             case KillExecutionPayload k -> new KillExecution(record.getExecutionId(), k.getRequestedAt());
             default -> throw new IllegalArgumentException("Unknown command payload " + record.getPayload());
         };

@@ -3,6 +3,7 @@ package io.millrace.serdes;
 import io.millrace.core.command.Timer;
 import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.ExecutionTrigger;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
 import io.millrace.core.execution.TaskRun;
@@ -13,6 +14,7 @@ import io.millrace.serdes.avro.StateHistoryRecord;
 import io.millrace.serdes.avro.StateValue;
 import io.millrace.serdes.avro.TaskRunRecord;
 import io.millrace.serdes.avro.TimerRecord;
+import io.millrace.serdes.avro.TriggerRecord;
 import java.util.List;
 
 /** Maps the execution state and timers between domain records and their Avro form. */
@@ -32,7 +34,7 @@ public final class ExecutionMapper {
         return new ExecutionRecord(e.id(), e.namespace(), e.flowId(), e.flowRevision(), Json.write(e.inputs()),
                 e.labels(), toRecord(e.state()), histories(e.histories()),
                 e.taskRuns().stream().map(ExecutionMapper::toRecord).toList(),
-                e.outputs() == null ? null : Json.write(e.outputs()), e.error());
+                e.outputs() == null ? null : Json.write(e.outputs()), e.error(), toRecord(e.trigger()));
     }
 
     public static Execution fromRecord(ExecutionRecord r) {
@@ -44,7 +46,8 @@ public final class ExecutionMapper {
         var taskRuns = TaskRuns.of(java.util.stream.Stream.concat(header.getTaskRuns().stream(), apart.stream())
                 .map(ExecutionMapper::fromRecord).toList());
         return new Execution(header.getId(), header.getNamespace(), header.getFlowId(), header.getFlowRevision(),
-                Json.readMap(header.getInputsJson()), header.getLabels(), fromRecord(header.getState()),
+                Json.readMap(header.getInputsJson()), header.getLabels(), fromRecord(header.getTrigger()),
+                fromRecord(header.getState()),
                 historiesOf(header.getHistories()), taskRuns,
                 header.getOutputsJson() == null ? null : Json.readMap(header.getOutputsJson()), header.getError());
     }
@@ -53,7 +56,16 @@ public final class ExecutionMapper {
     public static ExecutionRecord toHeaderRecord(Execution e) {
         return new ExecutionRecord(e.id(), e.namespace(), e.flowId(), e.flowRevision(), Json.write(e.inputs()),
                 e.labels(), toRecord(e.state()), histories(e.histories()), List.of(),
-                e.outputs() == null ? null : Json.write(e.outputs()), e.error());
+                e.outputs() == null ? null : Json.write(e.outputs()), e.error(), toRecord(e.trigger()));
+    }
+
+    public static TriggerRecord toRecord(ExecutionTrigger trigger) {
+        return trigger == null ? null : new TriggerRecord(trigger.id(), trigger.type(), Json.write(trigger.variables()));
+    }
+
+    public static ExecutionTrigger fromRecord(TriggerRecord trigger) {
+        return trigger == null ? null
+                : new ExecutionTrigger(trigger.getId(), trigger.getType(), Json.readMap(trigger.getVariablesJson()));
     }
 
     public static TaskRunRecord toRecord(TaskRun t) {

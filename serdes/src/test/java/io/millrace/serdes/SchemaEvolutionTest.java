@@ -142,7 +142,7 @@ class SchemaEvolutionTest {
         Instant at = Instant.ofEpochMilli(1_700_000_000_000L);
         var run = new TaskRun("r1", "t1", null, null, null, State.FAILED,
                 List.of(new StateHistory(State.CREATED, at), new StateHistory(State.FAILED, at)), List.of(), "boom");
-        return new Execution("e1", "ns", "f", 1, Map.of(), Map.of(), State.FAILED,
+        return new Execution("e1", "ns", "f", 1, Map.of(), Map.of(), null, State.FAILED,
                 List.of(new StateHistory(State.CREATED, at), new StateHistory(State.FAILED, at)), List.of(run), null,
                 "Task 't1' ended FAILED: boom");
     }

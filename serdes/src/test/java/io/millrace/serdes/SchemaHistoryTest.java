@@ -37,15 +37,15 @@ class SchemaHistoryTest {
 
     /** The current schemas' fingerprints (CRC-64-AVRO of the parsing canonical form, in hex). */
     private static final Map<String, String> PINNED = Map.ofEntries(
-            Map.entry("CommandRecord", "d24c06c9de21727"),
+            Map.entry("CommandRecord", "f4a21dd0d082fbec"),
             Map.entry("DeadLetterRecord", "b70ac138e0ff4119"),
-            Map.entry("EventRecord", "b9fc8e76f0e77150"),
-            Map.entry("ExecutionRecord", "d2a9a6d1738c4e04"),
-            Map.entry("ExecutionSnapshot", "93ab63e8c33bd6e7"),
+            Map.entry("EventRecord", "3957e424295d61ca"),
+            Map.entry("ExecutionRecord", "411a98f511d249ca"),
+            Map.entry("ExecutionSnapshot", "58b870bd3597369e"),
             Map.entry("FlowRecord", "d95ef14fd81643c9"),
             Map.entry("LogRecord", "eeb138d409ca54b7"),
             Map.entry("OutputsRecord", "ec0943a15bc55bc7"),
-            Map.entry("StoredExecution", "1c1b2a4f1fd1e5f8"),
+            Map.entry("StoredExecution", "defbcb8d7387a5c7"),
             Map.entry("StoredTaskRun", "dc13e09ffc6a6d06"),
             Map.entry("TaskResultRecord", "9222bb5a21dccf02"),
             Map.entry("TaskRunSnapshot", "3411975cd4179af2"),

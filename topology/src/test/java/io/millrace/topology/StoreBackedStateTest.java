@@ -106,7 +106,7 @@ class StoreBackedStateTest {
 
     /** A new execution whose runs were all added in the decision that created it. */
     private static Execution execution(int runs) {
-        var e = Execution.created("e", "ns", "f", 1, Map.of(), Map.of(), AT);
+        var e = Execution.created("e", "ns", "f", 1, Map.of(), Map.of(), null, AT);
         IntStream.range(0, runs).forEach(i -> e.runs().add(TaskRun.created("r" + i, "t", null, null, null, AT)));
         return e;
     }

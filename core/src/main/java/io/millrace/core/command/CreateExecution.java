@@ -1,5 +1,6 @@
 package io.millrace.core.command;
 
+import io.millrace.core.execution.ExecutionTrigger;
 import io.millrace.core.execution.Maps;
 import java.time.Instant;
 import java.util.Map;
@@ -12,10 +13,17 @@ public record CreateExecution(
         Integer revision,
         Map<String, Object> inputs,
         Map<String, String> labels,
-        Instant requestedAt) implements Command {
+        Instant requestedAt,
+        ExecutionTrigger trigger) implements Command {
 
     public CreateExecution {
         inputs = Maps.immutable(inputs);
         labels = Map.copyOf(labels);
+    }
+
+    /** A start that no trigger made (the REST API, a producer of commands). */
+    public CreateExecution(String executionId, String namespace, String flowId, Integer revision,
+            Map<String, Object> inputs, Map<String, String> labels, Instant requestedAt) {
+        this(executionId, namespace, flowId, revision, inputs, labels, requestedAt, null);
     }
 }

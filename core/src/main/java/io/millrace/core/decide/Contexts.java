@@ -86,6 +86,9 @@ public final class Contexts {
         if (!flow.variables().isEmpty()) {
             builder.vars(flow.variables());
         }
+        if (execution.trigger() != null) {
+            builder.put("trigger", execution.trigger().variables());
+        }
         return builder;
     }
 

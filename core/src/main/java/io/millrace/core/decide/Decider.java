@@ -243,12 +243,12 @@ public final class Decider {
             inputs = Inputs.resolve(flow.inputs(), create.inputs());
         } catch (Inputs.InvalidInputsException e) {
             step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
-                    create.inputs(), flow.executionLabels(create.labels(), create.executionId()), now));
+                    create.inputs(), flow.executionLabels(create.labels(), create.executionId()), create.trigger(), now));
             advance.endExecution(new ExecutionCompleted(State.FAILED, null, e.getMessage(), now));
             return step.decision();
         }
         step.emit(new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(),
-                inputs, flow.executionLabels(create.labels(), create.executionId()), now));
+                inputs, flow.executionLabels(create.labels(), create.executionId()), create.trigger(), now));
         step.emit(new ExecutionStateChanged(State.RUNNING, now));
         advance.touch(null);
         advance.run();
@@ -346,6 +346,6 @@ public final class Decider {
     /** A stand-in flow for an execution whose flow is gone: nothing to run, only runs to end. */
     private static Flow emptyFlow(Execution execution) {
         return new Flow(execution.namespace(), execution.flowId(), execution.flowRevision(), Map.of(), List.of(),
-                List.of(), List.of(), List.of(), List.of(), Map.of(), false, "");
+                List.of(), List.of(), List.of(), List.of(), Map.of(), List.of(), false, "");
     }
 }

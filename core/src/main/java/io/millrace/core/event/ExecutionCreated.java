@@ -1,5 +1,6 @@
 package io.millrace.core.event;
 
+import io.millrace.core.execution.ExecutionTrigger;
 import io.millrace.core.execution.Maps;
 import java.time.Instant;
 import java.util.Map;
@@ -11,6 +12,7 @@ public record ExecutionCreated(
         int flowRevision,
         Map<String, Object> inputs,
         Map<String, String> labels,
+        ExecutionTrigger trigger,
         Instant at) implements Event {
 
     public ExecutionCreated {

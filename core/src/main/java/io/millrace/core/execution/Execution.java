@@ -10,6 +10,7 @@ import java.util.Optional;
  * Its task runs are one {@link TaskRuns} container that appliers change in place (so an event never copies every
  * run) and that every value derived from this one shares: an Execution is the current state, not a value to keep
  * across events. Task outputs are kept apart (see {@link TaskRun}); flow-level {@code outputs} are set once, at the end.
+ * {@code trigger} says which of the flow's triggers started it, null when none did.
  */
 public record Execution(
         String id,
@@ -18,6 +19,7 @@ public record Execution(
         int flowRevision,
         Map<String, Object> inputs,
         Map<String, String> labels,
+        ExecutionTrigger trigger,
         State state,
         List<StateHistory> histories,
         TaskRuns runs,
@@ -32,21 +34,22 @@ public record Execution(
     }
 
     public Execution(String id, String namespace, String flowId, int flowRevision, Map<String, Object> inputs,
-            Map<String, String> labels, State state, List<StateHistory> histories, List<TaskRun> taskRuns,
-            Map<String, Object> outputs, String error) {
-        this(id, namespace, flowId, flowRevision, inputs, labels, state, histories, TaskRuns.of(taskRuns), outputs, error);
+            Map<String, String> labels, ExecutionTrigger trigger, State state, List<StateHistory> histories,
+            List<TaskRun> taskRuns, Map<String, Object> outputs, String error) {
+        this(id, namespace, flowId, flowRevision, inputs, labels, trigger, state, histories, TaskRuns.of(taskRuns), outputs,
+                error);
     }
 
     /** A new execution, as it stands before it runs. */
     public static Execution created(String id, String namespace, String flowId, int flowRevision, Map<String, Object> inputs,
-            Map<String, String> labels, Instant at) {
-        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, State.CREATED,
+            Map<String, String> labels, ExecutionTrigger trigger, Instant at) {
+        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, State.CREATED,
                 List.of(new StateHistory(State.CREATED, at)), new TaskRuns(), null, null);
     }
 
     /** This state as a value that later events do not change (its task runs copied): for checks and tools. */
     public Execution copy() {
-        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, state, histories, runs.copy(), outputs,
+        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, state, histories, runs.copy(), outputs,
                 error);
     }
 
@@ -67,12 +70,12 @@ public record Execution(
         if (state == next) {
             return this;
         }
-        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, next,
+        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, next,
                 Lists.append(histories, new StateHistory(next, at)), runs, outputs, error);
     }
 
     public Execution withResult(Map<String, Object> flowOutputs, String failure) {
-        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, state, histories, runs,
+        return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, state, histories, runs,
                 flowOutputs, failure);
     }
 }

@@ -26,6 +26,7 @@ public record Flow(
         List<TaskDef> finallyTasks,
         List<OutputDef> outputs,
         Map<String, Object> variables,
+        List<TriggerDef> triggers,
         boolean disabled,
         String source,
         Index index) {
@@ -37,6 +38,7 @@ public record Flow(
         errors = List.copyOf(errors);
         finallyTasks = List.copyOf(finallyTasks);
         outputs = List.copyOf(outputs);
+        triggers = List.copyOf(triggers);
         variables = variables == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(variables));
         if (index == null) {
             index = Index.of(Stream.of(tasks, errors, finallyTasks).flatMap(List::stream).toList());
@@ -45,8 +47,9 @@ public record Flow(
 
     public Flow(String namespace, String id, int revision, Map<String, String> labels, List<InputDef> inputs,
             List<TaskDef> tasks, List<TaskDef> errors, List<TaskDef> finallyTasks, List<OutputDef> outputs,
-            Map<String, Object> variables, boolean disabled, String source) {
-        this(namespace, id, revision, labels, inputs, tasks, errors, finallyTasks, outputs, variables, disabled, source, null);
+            Map<String, Object> variables, List<TriggerDef> triggers, boolean disabled, String source) {
+        this(namespace, id, revision, labels, inputs, tasks, errors, finallyTasks, outputs, variables, triggers, disabled,
+                source, null);
     }
 
     public String key() {
@@ -59,7 +62,7 @@ public record Flow(
 
     public Flow withRevision(int newRevision) {
         return new Flow(namespace, id, newRevision, labels, inputs, tasks, errors, finallyTasks, outputs, variables,
-                disabled, source, index);
+                triggers, disabled, source, index);
     }
 
     /** The label that ties executions started from one another together; a new execution's own id by default. */

@@ -22,9 +22,8 @@ public final class FlowParser {
     private static final Pattern ID = TaskTreeParser.ID;
     private static final Pattern NAMESPACE = Pattern.compile("^[a-z0-9][a-z0-9._-]*$");
     private static final Set<String> ROOT_PROPERTIES = Set.of("id", "namespace", "description", "labels", "inputs",
-            "variables", "tasks", "errors", "finally", "outputs", "pluginDefaults", "taskDefaults", "disabled");
+            "variables", "tasks", "errors", "finally", "outputs", "pluginDefaults", "taskDefaults", "disabled", "triggers");
     private static final Map<String, String> NOT_YET = Map.of(
-            "triggers", "triggers are not supported yet",
             "retry", "flow-level retries are not supported yet",
             "concurrency", "flow concurrency limits are not supported yet");
 
@@ -59,11 +58,13 @@ public final class FlowParser {
         List<OutputDef> outputs = outputs(root.path("outputs"), problems);
         Map<String, String> labels = labels(root.path("labels"), problems);
         Map<String, Object> variables = variables(root.path("variables"), problems);
+        List<TriggerDef> triggers = new TriggerParser(problems).triggers(root.get("triggers"));
         boolean disabled = root.path("disabled").asBoolean(false);
         if (!problems.isEmpty()) {
             throw new FlowValidationException(problems);
         }
-        return new Flow(namespace, id, 0, labels, inputs, tasks, errors, finallyTasks, outputs, variables, disabled, yaml);
+        return new Flow(namespace, id, 0, labels, inputs, tasks, errors, finallyTasks, outputs, variables, triggers,
+                disabled, yaml);
     }
 
     private static JsonNode readTree(String yaml) throws FlowValidationException {
@@ -149,7 +150,7 @@ public final class FlowParser {
         return result;
     }
 
-    private static Map<String, String> labels(JsonNode node, List<String> problems) {
+    static Map<String, String> labels(JsonNode node, List<String> problems) {
         if (node.isMissingNode() || node.isNull()) {
             return Map.of();
         }
@@ -173,7 +174,7 @@ public final class FlowParser {
         return value.asText();
     }
 
-    private static String kind(JsonNode node) {
+    static String kind(JsonNode node) {
         return node.isMissingNode() ? "nothing" : node.getNodeType().name().toLowerCase(Locale.ROOT);
     }
 }

@@ -286,7 +286,7 @@ class ReplayPropertyTest {
                 inputs.add(new InputDef("count", InputType.INT, random.nextBoolean(), random.nextBoolean() ? 1 : null, null));
             }
             return new Flow("io.millrace.tests", "random", 1, Map.of("origin", "property"), inputs, tasks, errors,
-                    finallyTasks, outputs, Map.of(), false, "# generated");
+                    finallyTasks, outputs, Map.of(), List.of(), false, "# generated");
         }
 
         private TaskDef task(String id, double disabledChance) {

@@ -431,7 +431,7 @@ class FlowParserTest {
             String yaml = """
                     id: unknown-root
                     namespace: io.millrace.tests
-                    triggers: []
+                    retry: {type: constant, interval: PT1S, maxAttempt: 2}
                     sla: []
                     tasks:
                       - {id: a, type: log, message: m}
@@ -439,7 +439,7 @@ class FlowParserTest {
 
             // when / then
             assertThat(problemsOf(yaml)).containsExactly(
-                    "Unsupported property 'triggers' at the root of the flow: triggers are not supported yet",
+                    "Unsupported property 'retry' at the root of the flow: flow-level retries are not supported yet",
                     "Unknown or unsupported property 'sla' at the root of the flow");
         }
 
@@ -561,6 +561,101 @@ class FlowParserTest {
                     .contains("tasks[0]")
                     .contains("tasks[1]")
                     .contains("tasks[2]");
+        }
+    }
+
+    @Nested
+    class Triggers {
+        @Test
+        void shouldParseKafkaAndWebhookTriggersWithTheirLabelsAndProperties() throws Exception {
+            // given: the seed benchmark's trigger, and a webhook by its older type name
+            String yaml = """
+                    id: triggered
+                    namespace: company.team
+                    triggers:
+                      - id: kafka-logs
+                        type: io.kestra.plugin.kafka.RealtimeTrigger
+                        topic: test_kestra
+                        properties:
+                          bootstrap.servers: localhost:9092
+                        groupId: myGroup
+                        valueDeserializer: JSON
+                        onSerdeError: {type: DLQ, topic: bad_orders}
+                      - id: hook
+                        type: io.kestra.core.models.triggers.types.Webhook
+                        key: s3cr3t
+                        disabled: true
+                        labels: {source: web}
+                    tasks:
+                      - {id: a, type: log, message: "{{ trigger.value }}"}
+                    """;
+
+            // when
+            Flow flow = parser.parse(yaml);
+
+            // then
+            assertThat(flow.triggers()).extracting(TriggerDef::id, TriggerDef::type, TriggerDef::disabled).containsExactly(
+                    org.assertj.core.groups.Tuple.tuple("kafka-logs", TriggerTypes.KAFKA_REALTIME, false),
+                    org.assertj.core.groups.Tuple.tuple("hook", TriggerTypes.WEBHOOK, true));
+            TriggerDef kafka = flow.triggers().getFirst();
+            assertThat(kafka.text("topic")).isEqualTo("test_kestra");
+            assertThat(kafka.properties().get("properties")).isEqualTo(Map.of("bootstrap.servers", "localhost:9092"));
+            assertThat(kafka.properties()).doesNotContainKeys("id", "type");
+            assertThat(flow.triggers().getLast().labels()).containsExactly(Map.entry("source", "web"));
+            assertThat(flow.triggers().getLast().text("key")).isEqualTo("s3cr3t");
+        }
+
+        @Test
+        void shouldNameEveryProblemOfEachTriggerAndWhereItIs() {
+            // given
+            String yaml = """
+                    id: bad-triggers
+                    namespace: io.millrace.tests
+                    triggers:
+                      - id: both
+                        type: io.kestra.plugin.kafka.RealtimeTrigger
+                        topic: a
+                        topicPattern: "b.*"
+                        properties: {bootstrap.servers: "localhost:9092"}
+                        groupId: g
+                        valueDeserializer: PROTOBUF
+                        onSerdeError: {type: DLQ}
+                      - id: nogroup
+                        type: io.kestra.plugin.kafka.RealtimeTrigger
+                        topic: a
+                        properties: {bootstrap.servers: "localhost:9092"}
+                        pollDuration: PT1S
+                      - id: hook
+                        type: io.kestra.plugin.core.trigger.Webhook
+                        key: "a/b"
+                        wait: "yes"
+                      - id: hook
+                        type: io.kestra.plugin.core.trigger.Webhook
+                        key: k
+                      - id: cron
+                        type: io.kestra.plugin.core.trigger.Schedule
+                        cron: "@daily"
+                      - id: what
+                        type: io.example.Nope
+                    tasks:
+                      - {id: a, type: log, message: m}
+                    """;
+
+            // when / then
+            assertThat(problemsOf(yaml)).containsExactlyInAnyOrder(
+                    "Expected exactly one of 'topic' and 'topicPattern' at triggers[0] (trigger 'both')",
+                    "Unsupported valueDeserializer 'PROTOBUF' at triggers[0] (trigger 'both'); supported: "
+                            + new java.util.TreeSet<>(TriggerTypes.DESERIALIZERS),
+                    "Expected triggers[0] (trigger 'both').onSerdeError.topic, the dead-letter topic, with type DLQ",
+                    "Unknown or unsupported property 'pollDuration' at triggers[1] (trigger 'nogroup')",
+                    "Missing required property 'groupId' at triggers[1] (trigger 'nogroup')",
+                    "Expected triggers[2] (trigger 'hook').key to be 1 to 256 characters without '/'",
+                    "Expected triggers[2] (trigger 'hook').wait to be true or false",
+                    "Expected trigger ids to be unique, but 'hook' is declared twice",
+                    "Unsupported trigger type 'io.kestra.plugin.core.trigger.Schedule' at triggers[4] (trigger 'cron').type: "
+                            + "Schedule triggers are not supported yet",
+                    "Unknown trigger type 'io.example.Nope' at triggers[5] (trigger 'what').type; known: "
+                            + new java.util.TreeSet<>(List.of(TriggerTypes.KAFKA_REALTIME, TriggerTypes.WEBHOOK)));
         }
     }
 }

@@ -1,0 +1,280 @@
+package io.millrace.app;
+
+import static io.millrace.app.StandaloneEndToEndTest.send;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.millrace.broker.EmbeddedKafkaBroker;
+import io.millrace.config.ConfigLoader;
+import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.ExecutionMapper;
+import io.millrace.serdes.Json;
+import io.millrace.serdes.SnapshotKeys;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Flows started by their triggers on the real engine: a webhook call, and records on the user's own Kafka topic. */
+class TriggersEndToEndTest {
+    /** Kestra 0.22's realtime benchmark flow as published, but for its topic and broker (see BENCHMARKS.md). */
+    static final String REALTIME_KAFKA_JSON = """
+            id: realtime-kafka-json
+            namespace: company.team
+
+            triggers:
+              - id: kafka-logs
+                type: io.kestra.plugin.kafka.RealtimeTrigger
+                topic: %s
+                properties:
+                  bootstrap.servers: %s
+                groupId: %s
+
+            tasks:
+              - id: transform
+                type: io.kestra.plugin.transform.jsonata.TransformValue
+                from:  "{{trigger.value}}"
+                expression: |
+                  {
+                    "order_id": order_id,
+                    "customer_name": first_name & ' ' & last_name,
+                    "address": address.city & ', ' & address.country,
+                    "total_price": $sum(items.(quantity * price_per_unit))
+                  }
+              - id: hello
+                type: io.kestra.plugin.core.output.OutputValues
+                values:
+                  log: "{{outputs.transform.value}}"
+            """;
+    static final String ORDER = """
+            {"order_id": 42, "first_name": "Ada", "last_name": "Lovelace", "address": {"city": "London", "country": "UK"},
+             "items": [{"quantity": 2, "price_per_unit": 10.5}, {"quantity": 1, "price_per_unit": 4}]}""";
+
+    @TempDir
+    Path stateDir;
+
+    @Test
+    void shouldStartOneExecutionPerRecordOfTheUsersTopicWithTheKestraBenchmarkFlow() throws Exception {
+        // given: the engine, the benchmark flow on a topic of this test, and a second flow reading JSON with a DLQ
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("kafka-trigger", stateDir, "port", "0"), null);
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String orders = "orders-" + suffix;
+        String events = "events-" + suffix;
+        String dlq = "bad-events-" + suffix;
+        createTopics(orders, events, dlq);
+        try (Engine engine = Engine.start(config); var outcomes = new Outcomes(config)) {
+            String api = "http://localhost:" + engine.port() + "/api/v1";
+            send("POST", api + "/flows", REALTIME_KAFKA_JSON.formatted(orders, broker(), "orders-" + suffix), 200);
+            send("POST", api + "/flows", """
+                    id: json-events
+                    namespace: company.team
+                    triggers:
+                      - id: events
+                        type: io.kestra.plugin.kafka.RealtimeTrigger
+                        topic: %s
+                        properties: {bootstrap.servers: "%s", auto.offset.reset: earliest}
+                        groupId: events-%s
+                        keyDeserializer: STRING
+                        valueDeserializer: JSON
+                        onSerdeError: {type: DLQ, topic: %s}
+                    tasks:
+                      - id: echo
+                        type: io.kestra.plugin.core.debug.Return
+                        format: "{{ trigger.value.kind }} {{ trigger.key }} {{ trigger.headers[0].source ?? '' }} {{ trigger.topic }}"
+                    """.formatted(events, broker(), suffix, dlq), 200);
+            awaitAssigned("orders-" + suffix);
+
+            // when: an ordinary producer writes an order, an event, a record that is not JSON, and another event
+            try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker()),
+                    new StringSerializer(), new StringSerializer())) {
+                producer.send(new ProducerRecord<>(orders, null, ORDER)).get();
+                var event = new ProducerRecord<>(events, "k1", "{\"kind\": \"created\"}");
+                event.headers().add("source", "shop".getBytes(StandardCharsets.UTF_8));
+                producer.send(event).get();
+                producer.send(new ProducerRecord<>(events, "k2", "not json")).get();
+                producer.send(new ProducerRecord<>(events, "k3", "{\"kind\": \"deleted\"}")).get();
+            }
+
+            // then: one execution per readable record, with the trigger that started it and its variables
+            List<JsonNode> ended = outcomes.await(all -> all.size() >= 3, Duration.ofSeconds(60));
+            outcomes.drain(Duration.ofSeconds(2));
+            assertThat(outcomes.terminal).hasSize(3);
+            JsonNode order = outcomes.terminal.values().stream()
+                    .filter(e -> e.path("flowId").asText().equals("realtime-kafka-json")).findFirst().orElseThrow();
+            JsonNode json = send("GET", api + "/executions/" + order.path("id").asText(), null, 200);
+            assertThat(json.at("/state/current").asText()).isEqualTo("SUCCESS");
+            assertThat(json.at("/trigger/id").asText()).isEqualTo("kafka-logs");
+            assertThat(json.at("/trigger/type").asText()).isEqualTo("io.kestra.plugin.kafka.RealtimeTrigger");
+            assertThat(json.at("/trigger/variables/topic").asText()).isEqualTo(orders);
+            assertThat(json.at("/trigger/variables/offset").asLong()).isZero();
+            JsonNode log = Json.MAPPER.readTree(json.at("/taskRunList/1/outputs/values/log").asText());
+            assertThat(log.path("customer_name").asText()).isEqualTo("Ada Lovelace");
+            assertThat(log.path("total_price").asDouble()).isEqualTo(25.0);
+            List<String> echoes = new ArrayList<>();
+            for (JsonNode e : outcomes.terminal.values()) {
+                if (e.path("flowId").asText().equals("json-events")) {
+                    JsonNode read = send("GET", api + "/executions/" + e.path("id").asText(), null, 200);
+                    echoes.add(read.at("/taskRunList/0/outputs/value").asText());
+                }
+            }
+            assertThat(echoes).containsExactlyInAnyOrder("created k1 shop " + events, "deleted k3  " + events);
+            assertThat(ended).isNotEmpty();
+
+            // and: the unreadable record went to the dead-letter topic as it came, with the reason
+            ConsumerRecord<String, String> letter = readOne(dlq);
+            assertThat(letter.key()).isEqualTo("k2");
+            assertThat(letter.value()).isEqualTo("not json");
+            assertThat(new String(letter.headers().lastHeader("millrace.error").value(), StandardCharsets.UTF_8))
+                    .startsWith(events + "-0@1: Not JSON");
+        }
+    }
+
+    @Test
+    void shouldStartAnExecutionFromAWebhookAndAnswerItOnceItEnded() throws Exception {
+        // given
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("webhook", stateDir, "port", "0"), null);
+        try (Engine engine = Engine.start(config)) {
+            String api = "http://localhost:" + engine.port() + "/api/v1";
+            send("POST", api + "/flows", """
+                    id: greet
+                    namespace: company.team
+                    triggers:
+                      - id: hook
+                        type: io.kestra.plugin.core.trigger.Webhook
+                        key: k3y
+                        wait: true
+                    tasks:
+                      - id: hello
+                        type: io.kestra.plugin.core.debug.Return
+                        format: "Hello {{ trigger.body.name }} from {{ trigger.parameters.city[0] }}"
+                    """, 200);
+
+            // when
+            JsonNode execution = send("POST", api + "/executions/webhook/company.team/greet/k3y?city=Paris",
+                    "{\"name\": \"Ada\"}", 200);
+
+            // then
+            assertThat(execution.at("/state/current").asText()).isEqualTo("SUCCESS");
+            assertThat(execution.at("/taskRunList/0/outputs/value").asText()).isEqualTo("Hello Ada from Paris");
+            assertThat(execution.at("/trigger/id").asText()).isEqualTo("hook");
+            assertThat(execution.at("/trigger/variables/body/name").asText()).isEqualTo("Ada");
+        }
+    }
+
+    private static String broker() {
+        return EmbeddedKafkaBroker.shared().bootstrapServers();
+    }
+
+    private static void createTopics(String... names) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
+            admin.createTopics(java.util.Arrays.stream(names).map(n -> new NewTopic(n, 1, (short) 1)).toList()).all().get();
+        }
+    }
+
+    /** The benchmark flow reads from the end of its topic (Kafka's default for a new group): wait until it listens. */
+    private static void awaitAssigned(String groupId) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                var group = admin.describeConsumerGroups(List.of(groupId)).all().get().get(groupId);
+                if (group != null && group.members().stream().anyMatch(m -> !m.assignment().topicPartitions().isEmpty())) {
+                    // assigned; its position is fetched on the first poll after the assignment
+                    Thread.sleep(500);
+                    return;
+                }
+                Thread.sleep(100);
+            }
+            throw new AssertionError("Expected consumer group " + groupId + " to be assigned its partitions within 60 s");
+        }
+    }
+
+    private static ConsumerRecord<String, String> readOne(String topic) {
+        try (var consumer = new KafkaConsumer<>(Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker()),
+                new StringDeserializer(), new StringDeserializer())) {
+            var partition = new TopicPartition(topic, 0);
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (System.nanoTime() < deadline) {
+                for (var record : consumer.poll(Duration.ofMillis(200))) {
+                    return record;
+                }
+            }
+            throw new AssertionError("Expected a record on " + topic);
+        }
+    }
+
+    /** The terminal snapshots of every execution on the engine's executions topic, by execution id. */
+    static final class Outcomes implements AutoCloseable {
+        final Map<String, JsonNode> terminal = new HashMap<>();
+        private final KafkaConsumer<String, byte[]> consumer;
+
+        Outcomes(MillraceConfig config) {
+            consumer = new KafkaConsumer<>(Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
+                    ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), new StringDeserializer(), new ByteArrayDeserializer());
+            String topic = Topics.of(config).executions().name();
+            io.millrace.serdes.TopicAdmin.ensure(config, List.of(Topics.of(config).executions()));
+            var partitions = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+        }
+
+        List<JsonNode> await(Predicate<Map<String, JsonNode>> done, Duration within) {
+            long deadline = System.nanoTime() + within.toNanos();
+            while (!done.test(terminal) && System.nanoTime() < deadline) {
+                poll();
+            }
+            return List.copyOf(terminal.values());
+        }
+
+        void drain(Duration quiet) {
+            long deadline = System.nanoTime() + quiet.toNanos();
+            while (System.nanoTime() < deadline) {
+                poll();
+            }
+        }
+
+        private void poll() {
+            for (var record : consumer.poll(Duration.ofMillis(200))) {
+                if (record.value() == null || SnapshotKeys.isRun(record.key())) {
+                    continue;
+                }
+                ExecutionSnapshot snapshot = Topics.SNAPSHOT_SERDE.decode(record.value());
+                var execution = ExecutionMapper.fromRecord(snapshot.getExecution());
+                if (execution.state().isTerminal()) {
+                    terminal.put(execution.id(), Json.MAPPER.createObjectNode().put("id", execution.id())
+                            .put("flowId", execution.flowId()).put("state", execution.state().name()));
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            consumer.close();
+        }
+    }
+}

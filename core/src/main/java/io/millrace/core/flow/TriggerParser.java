@@ -1,0 +1,183 @@
+package io.millrace.core.flow;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Parses a flow's {@code triggers}: each needs a unique {@code id} and a known {@code type}; its properties are
+ * checked against the type's, and the values each type reads are checked here, so that a flow the API accepts is one
+ * its triggers can run. Every problem is reported with its place ({@code triggers[0] (trigger 'kafka').topic}).
+ */
+final class TriggerParser {
+    /** Kestra's limit on a webhook key. */
+    static final int MAX_WEBHOOK_KEY = 256;
+
+    private final List<String> problems;
+
+    TriggerParser(List<String> problems) {
+        this.problems = problems;
+    }
+
+    List<TriggerDef> triggers(JsonNode node) {
+        if (node == null || node.isMissingNode() || node.isNull()) {
+            return List.of();
+        }
+        if (!node.isArray()) {
+            problems.add("Expected 'triggers' to be a list, but found " + FlowParser.kind(node));
+            return List.of();
+        }
+        var triggers = new ArrayList<TriggerDef>();
+        var ids = new HashSet<String>();
+        for (int i = 0; i < node.size(); i++) {
+            TriggerDef trigger = trigger(node.get(i), "triggers[" + i + "]");
+            if (trigger != null && !ids.add(trigger.id())) {
+                problems.add("Expected trigger ids to be unique, but '" + trigger.id() + "' is declared twice");
+            } else if (trigger != null) {
+                triggers.add(trigger);
+            }
+        }
+        return triggers;
+    }
+
+    private TriggerDef trigger(JsonNode node, String path) {
+        if (!node.isObject()) {
+            problems.add("Expected " + path + " to be a mapping, but found " + FlowParser.kind(node));
+            return null;
+        }
+        JsonNode idNode = node.path("id");
+        String id = idNode.isValueNode() && !idNode.isNull() ? idNode.asText() : null;
+        if (id == null || !TaskTreeParser.ID.matcher(id).matches()) {
+            problems.add("Expected " + path + ".id to match " + TaskTreeParser.ID.pattern() + ", but was "
+                    + (id == null ? "missing" : "'" + id + "'"));
+            return null;
+        }
+        String where = path + " (trigger '" + id + "')";
+        String written = node.path("type").asText(null);
+        if (written == null) {
+            problems.add("Missing required property 'type' at " + where);
+            return null;
+        }
+        if (TriggerTypes.NOT_YET.containsKey(written)) {
+            problems.add("Unsupported trigger type '" + written + "' at " + where + ".type: " + TriggerTypes.NOT_YET.get(written));
+            return null;
+        }
+        String type = TriggerTypes.canonical(written).orElse(null);
+        if (type == null) {
+            problems.add("Unknown trigger type '" + written + "' at " + where + ".type; known: "
+                    + new TreeSet<>(TriggerTypes.SPECS.keySet()));
+            return null;
+        }
+        TaskTypes.TypeSpec spec = TriggerTypes.SPECS.get(type);
+        int before = problems.size();
+        node.fieldNames().forEachRemaining(name -> {
+            if (!TriggerTypes.COMMON.contains(name) && !spec.accepts(name)) {
+                problems.add("Unknown or unsupported property '" + name + "' at " + where);
+            }
+        });
+        spec.required().forEach(name -> {
+            if (!node.hasNonNull(name)) {
+                problems.add("Missing required property '" + name + "' at " + where);
+            }
+        });
+        if (problems.size() > before) {
+            return null;
+        }
+        switch (type) {
+            case TriggerTypes.KAFKA_REALTIME -> kafka(node, where);
+            case TriggerTypes.WEBHOOK -> webhook(node, where);
+            default -> throw new IllegalStateException("Expected a check for trigger type " + type);
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> properties = FlowParser.YAML.convertValue(node, LinkedHashMap.class);
+        properties.keySet().removeAll(List.of("id", "type", "disabled", "labels"));
+        return new TriggerDef(id, type, node.path("disabled").asBoolean(false),
+                FlowParser.labels(node.path("labels"), problems), properties);
+    }
+
+    private void kafka(JsonNode node, String where) {
+        JsonNode properties = node.path("properties");
+        if (!properties.isObject() || !properties.path("bootstrap.servers").isValueNode()) {
+            problems.add("Expected " + where + ".properties to be a mapping with 'bootstrap.servers'");
+        }
+        text(node, "groupId", where);
+        boolean topic = node.hasNonNull("topic");
+        boolean pattern = node.hasNonNull("topicPattern");
+        if (topic == pattern) {
+            problems.add("Expected exactly one of 'topic' and 'topicPattern' at " + where);
+        } else if (topic) {
+            JsonNode topics = node.path("topic");
+            boolean names = topics.isTextual() || topics.isArray() && !topics.isEmpty()
+                    && java.util.stream.StreamSupport.stream(topics.spliterator(), false).allMatch(JsonNode::isTextual);
+            if (!names) {
+                problems.add("Expected " + where + ".topic to be a topic name or a list of them");
+            }
+        } else {
+            try {
+                Pattern.compile(node.path("topicPattern").asText());
+            } catch (PatternSyntaxException e) {
+                problems.add("Expected " + where + ".topicPattern to be a regular expression: " + e.getDescription());
+            }
+        }
+        for (String name : List.of("keyDeserializer", "valueDeserializer")) {
+            String serde = node.path(name).asText("STRING");
+            if (!TriggerTypes.DESERIALIZERS.contains(serde.toUpperCase(Locale.ROOT))) {
+                problems.add("Unsupported " + name + " '" + serde + "' at " + where + "; supported: "
+                        + new TreeSet<>(TriggerTypes.DESERIALIZERS));
+            }
+        }
+        if (node.has("serdeProperties") && !node.path("serdeProperties").isObject()) {
+            problems.add("Expected " + where + ".serdeProperties to be a mapping");
+        }
+        JsonNode onError = node.path("onSerdeError");
+        if (!onError.isMissingNode()) {
+            String kind = onError.path("type").asText("SKIPPED").toUpperCase(Locale.ROOT);
+            if (!kind.equals("SKIPPED") && !kind.equals("DLQ")) {
+                problems.add("Unsupported onSerdeError.type '" + kind + "' at " + where + "; supported: DLQ, SKIPPED");
+            } else if (kind.equals("DLQ") && !onError.path("topic").isTextual()) {
+                problems.add("Expected " + where + ".onSerdeError.topic, the dead-letter topic, with type DLQ");
+            }
+        }
+        if (node.hasNonNull("since")) {
+            try {
+                OffsetDateTime.parse(node.path("since").asText());
+            } catch (DateTimeParseException e) {
+                problems.add("Expected " + where + ".since to be a date and time with an offset, such as "
+                        + "2026-01-01T00:00:00Z, but was '" + node.path("since").asText() + "'");
+            }
+        }
+    }
+
+    private void webhook(JsonNode node, String where) {
+        String key = text(node, "key", where);
+        if (key != null && (key.isBlank() || key.length() > MAX_WEBHOOK_KEY || key.contains("/"))) {
+            problems.add("Expected " + where + ".key to be 1 to " + MAX_WEBHOOK_KEY + " characters without '/'");
+        }
+        for (String flag : List.of("wait", "returnOutputs")) {
+            if (node.has(flag) && !node.path(flag).isBoolean()) {
+                problems.add("Expected " + where + "." + flag + " to be true or false");
+            }
+        }
+        if (node.has("inputs") && !node.path("inputs").isObject()) {
+            problems.add("Expected " + where + ".inputs to be a mapping");
+        }
+    }
+
+    private String text(JsonNode node, String name, String where) {
+        JsonNode value = node.path(name);
+        if (!value.isTextual() && !value.isNumber()) {
+            problems.add("Expected " + where + "." + name + " to be a string");
+            return null;
+        }
+        return value.asText();
+    }
+}

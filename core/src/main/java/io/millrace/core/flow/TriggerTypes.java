@@ -1,0 +1,47 @@
+package io.millrace.core.flow;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** The trigger types the engine knows, by Kestra's names and their older names, and the properties of each. */
+public final class TriggerTypes {
+    public static final String KAFKA_REALTIME = "io.kestra.plugin.kafka.RealtimeTrigger";
+    public static final String WEBHOOK = "io.kestra.plugin.core.trigger.Webhook";
+
+    /** Properties every trigger may have. */
+    static final Set<String> COMMON = Set.of("id", "type", "description", "disabled", "labels", "logLevel",
+            "minLogLevel", "logToFile", "workerGroup");
+
+    /** Each type's own properties: required, then optional. */
+    static final Map<String, TaskTypes.TypeSpec> SPECS = Map.of(
+            KAFKA_REALTIME, new TaskTypes.TypeSpec(Set.of("properties", "groupId"), Set.of("topic", "topicPattern",
+                    "serdeProperties", "keyDeserializer", "valueDeserializer", "onSerdeError", "since")),
+            WEBHOOK, new TaskTypes.TypeSpec(Set.of("key"), Set.of("wait", "returnOutputs", "inputs")));
+
+    /** Kestra's serde types a Kafka trigger reads; AVRO and PROTOBUF are not read yet. */
+    public static final Set<String> DESERIALIZERS = Set.of("STRING", "JSON", "INTEGER", "LONG", "SHORT", "FLOAT", "DOUBLE",
+            "UUID", "BYTES", "BYTE_ARRAY", "BYTE_BUFFER", "VOID");
+
+    /** Kestra trigger types not run yet, and why a flow using one is refused. */
+    static final Map<String, String> NOT_YET = Map.of(
+            "io.kestra.plugin.kafka.Trigger", "the batch Kafka trigger is not supported yet",
+            "io.kestra.plugin.core.trigger.Schedule", "Schedule triggers are not supported yet",
+            "io.kestra.core.models.triggers.types.Schedule", "Schedule triggers are not supported yet",
+            "io.kestra.plugin.core.trigger.Flow", "Flow triggers are not supported yet",
+            "io.kestra.core.models.triggers.types.Flow", "Flow triggers are not supported yet");
+
+    private static final Map<String, String> OLD_NAMES = Map.of(
+            "io.kestra.core.models.triggers.types.Webhook", WEBHOOK);
+
+    private TriggerTypes() {
+    }
+
+    /** The canonical name of a known type, given it or an older name of it. */
+    public static Optional<String> canonical(String type) {
+        if (SPECS.containsKey(type)) {
+            return Optional.of(type);
+        }
+        return Optional.ofNullable(OLD_NAMES.get(type));
+    }
+}

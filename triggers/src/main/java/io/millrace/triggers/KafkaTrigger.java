@@ -1,0 +1,280 @@
+package io.millrace.triggers;
+
+import io.millrace.core.command.CreateExecution;
+import io.millrace.core.execution.ExecutionTrigger;
+import io.millrace.core.flow.TriggerDef;
+import io.millrace.serdes.CommandMapper;
+import io.millrace.serdes.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Future;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One {@code io.kestra.plugin.kafka.RealtimeTrigger} of one flow: a consumer in the trigger's {@code groupId} on the
+ * cluster its {@code properties} name, starting one execution per record. Each record's execution id is derived from
+ * the record (flow, trigger, topic, partition, offset, timestamp), and the group's offsets are committed only once
+ * Kafka has every create command of a poll: after a crash, a restart or a rebalance the records since the last commit
+ * are read again and their creates, same ids, are duplicates the executor ignores. So each record starts exactly one
+ * execution. A record whose key or value does not read as the trigger's serde type follows {@code onSerdeError}
+ * (SKIPPED, the default: counted and logged; DLQ: copied as it came to the named topic on the trigger's cluster, with
+ * the error in a header) and never stops the trigger. If Kafka fails, the consumer starts again from the last commit.
+ */
+final class KafkaTrigger implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaTrigger.class);
+    static final String ERROR_HEADER = "millrace.error";
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+    private final FlowTrigger target;
+    private final Producer<String, byte[]> commands;
+    private final String commandsTopic;
+    private final TriggerMetrics metrics;
+    private final Deserializers.Deserializer keys;
+    private final Deserializers.Deserializer values;
+    private final String onSerdeError;
+    private final Thread thread;
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+    private volatile boolean closed;
+    private Producer<byte[], byte[]> deadLetters;
+
+    KafkaTrigger(FlowTrigger target, Producer<String, byte[]> commands, String commandsTopic, TriggerMetrics metrics) {
+        this.target = target;
+        this.commands = commands;
+        this.commandsTopic = commandsTopic;
+        this.metrics = metrics;
+        TriggerDef trigger = target.trigger();
+        this.keys = Deserializers.of(trigger.text("keyDeserializer"));
+        this.values = Deserializers.of(trigger.text("valueDeserializer"));
+        this.onSerdeError = trigger.properties().get("onSerdeError") instanceof Map<?, ?> onError
+                && "DLQ".equalsIgnoreCase(String.valueOf(onError.get("type"))) ? String.valueOf(onError.get("topic")) : null;
+        this.thread = Thread.ofPlatform().name("millrace-trigger-" + target.key()).unstarted(this::run);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    private void run() {
+        Duration backoff = Duration.ofSeconds(1);
+        while (!closed) {
+            try (var consuming = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(),
+                    new ByteArrayDeserializer())) {
+                consumer = consuming;
+                subscribe(consuming);
+                while (!closed) {
+                    handle(consuming, consuming.poll(POLL));
+                    backoff = Duration.ofSeconds(1);
+                }
+            } catch (WakeupException e) {
+                // closing
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                if (closed) {
+                    return;
+                }
+                LOG.warn("Kafka trigger {} failed; it reads again from its last commit in {}: {}", target.key(), backoff,
+                        e.toString());
+                metrics.restarted(target);
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+            }
+        }
+    }
+
+    /** Sends a create (or a dead letter) for each record, waits until Kafka has them all, then commits the poll. */
+    private void handle(KafkaConsumer<byte[], byte[]> consuming, ConsumerRecords<byte[], byte[]> records) throws Exception {
+        if (records.isEmpty()) {
+            return;
+        }
+        var sends = new ArrayList<Future<RecordMetadata>>(records.count());
+        var next = new HashMap<TopicPartition, OffsetAndMetadata>();
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        int started = 0;
+        int unreadable = 0;
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            next.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
+            Map<String, Object> variables;
+            try {
+                variables = variables(record);
+            } catch (Deserializers.SerdeException e) {
+                unreadable++;
+                unreadable(record, e, sends);
+                continue;
+            }
+            String id = TriggerIds.of("kafka", target.namespace(), target.flowId(), target.trigger().id(), record.topic(),
+                    Integer.toString(record.partition()), Long.toString(record.offset()), Long.toString(record.timestamp()));
+            var create = new CreateExecution(id, target.namespace(), target.flowId(), null, Map.of(),
+                    target.trigger().labels(), now, new ExecutionTrigger(target.trigger().id(), target.trigger().type(), variables));
+            sends.add(commands.send(new ProducerRecord<>(commandsTopic, id,
+                    Topics.COMMAND_SERDE.encode(CommandMapper.toRecord(create)))));
+            started++;
+        }
+        for (Future<RecordMetadata> send : sends) {
+            send.get();
+        }
+        consuming.commitSync(next);
+        metrics.read(target, started, unreadable, onSerdeError != null);
+    }
+
+    /** Kestra's variables of a record: key and value (absent when null), topic, partition, offset, timestamp, headers. */
+    private Map<String, Object> variables(ConsumerRecord<byte[], byte[]> record) throws Deserializers.SerdeException {
+        var variables = new LinkedHashMap<String, Object>();
+        Object key = keys.read(record.key());
+        Object value = values.read(record.value());
+        if (key != null) {
+            variables.put("key", key);
+        }
+        if (value != null) {
+            variables.put("value", value);
+        }
+        variables.put("topic", record.topic());
+        variables.put("partition", record.partition());
+        variables.put("offset", record.offset());
+        variables.put("timestamp", Instant.ofEpochMilli(record.timestamp()).toString());
+        var headers = new ArrayList<Map<String, String>>();
+        for (Header header : record.headers()) {
+            headers.add(Map.of(header.key(), header.value() == null ? "" : new String(header.value(), StandardCharsets.UTF_8)));
+        }
+        variables.put("headers", headers);
+        return variables;
+    }
+
+    private void unreadable(ConsumerRecord<byte[], byte[]> record, Deserializers.SerdeException e,
+            List<Future<RecordMetadata>> sends) {
+        if (onSerdeError == null) {
+            LOG.warn("Kafka trigger {} skipped the unreadable record {}-{}@{}: {}", target.key(), record.topic(),
+                    record.partition(), record.offset(), e.getMessage());
+            return;
+        }
+        var copy = new ProducerRecord<>(onSerdeError, null, record.timestamp(), record.key(), record.value(), record.headers());
+        copy.headers().add(ERROR_HEADER, (record.topic() + "-" + record.partition() + "@" + record.offset() + ": "
+                + e.getMessage()).getBytes(StandardCharsets.UTF_8));
+        sends.add(deadLetters().send(copy));
+    }
+
+    private Producer<byte[], byte[]> deadLetters() {
+        if (deadLetters == null) {
+            var props = new HashMap<String, Object>(clientProperties());
+            props.put(ProducerConfig.ACKS_CONFIG, "all");
+            props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+            props.put(CommonClientConfigs.CLIENT_ID_CONFIG, "millrace-trigger-" + target.key() + "-dlq");
+            deadLetters = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+        }
+        return deadLetters;
+    }
+
+    private void subscribe(KafkaConsumer<byte[], byte[]> consuming) {
+        Object topic = target.trigger().properties().get("topic");
+        ConsumerRebalanceListener since = sinceListener(consuming);
+        if (topic instanceof Collection<?> many) {
+            consuming.subscribe(many.stream().map(String::valueOf).toList(), since);
+        } else if (topic != null) {
+            consuming.subscribe(List.of(topic.toString()), since);
+        } else {
+            consuming.subscribe(Pattern.compile(target.trigger().text("topicPattern")), since);
+        }
+    }
+
+    /** With {@code since}: a partition the group has no offset for yet starts at the first record from that time. */
+    private ConsumerRebalanceListener sinceListener(KafkaConsumer<byte[], byte[]> consuming) {
+        String since = target.trigger().text("since");
+        return new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            }
+
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                if (since == null || partitions.isEmpty()) {
+                    return;
+                }
+                Map<TopicPartition, OffsetAndMetadata> committed = consuming.committed(Set.copyOf(partitions));
+                long from = OffsetDateTime.parse(since).toInstant().toEpochMilli();
+                var fresh = new HashMap<TopicPartition, Long>();
+                partitions.stream().filter(p -> committed.get(p) == null).forEach(p -> fresh.put(p, from));
+                if (fresh.isEmpty()) {
+                    return;
+                }
+                Map<TopicPartition, OffsetAndTimestamp> offsets = consuming.offsetsForTimes(fresh);
+                offsets.forEach((partition, offset) -> {
+                    if (offset == null) {
+                        consuming.seekToEnd(List.of(partition));
+                    } else {
+                        consuming.seek(partition, offset.offset());
+                    }
+                });
+            }
+        };
+    }
+
+    private Map<String, Object> clientProperties() {
+        var props = new HashMap<String, Object>();
+        if (target.trigger().properties().get("properties") instanceof Map<?, ?> given) {
+            given.forEach((k, v) -> props.put(String.valueOf(k), String.valueOf(v)));
+        }
+        return props;
+    }
+
+    private Map<String, Object> consumerProperties() {
+        var props = clientProperties();
+        props.putIfAbsent(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, target.trigger().text("groupId"));
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, "millrace-trigger-" + target.key());
+        return props;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        KafkaConsumer<byte[], byte[]> current = consumer;
+        if (current != null) {
+            current.wakeup();
+        }
+        try {
+            thread.join(Duration.ofSeconds(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (deadLetters != null) {
+            deadLetters.close(Duration.ofSeconds(5));
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package io.millrace.triggers;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.millrace.config.MillraceConfig;
+import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.TriggerDef;
+import io.millrace.core.flow.TriggerTypes;
+import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.KafkaPassThrough;
+import io.millrace.serdes.TopicAdmin;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.FlowRecord;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The triggers role: reads every flow revision from the flows topic, and runs the Kafka triggers of each flow's latest
+ * revision while the flow and the trigger are enabled. Deploying, changing or disabling a flow starts, restarts or stops
+ * its triggers, without a restart. Every instance runs every Kafka trigger: Kafka spreads each trigger's partitions over
+ * the instances through the trigger's consumer group. Webhook triggers are served by the gateway.
+ */
+public final class Triggers implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Triggers.class);
+
+    private final Topics topics;
+    private final KafkaProducer<String, byte[]> commands;
+    private final KafkaConsumer<String, byte[]> flows;
+    private final TriggerMetrics metrics;
+    private final Map<String, FlowRecord> latest = new HashMap<>();
+    private final Map<String, KafkaTrigger> running = new LinkedHashMap<>();
+    private final Map<String, FlowTrigger> runningAs = new HashMap<>();
+    private final CountDownLatch caughtUp = new CountDownLatch(1);
+    private final Thread watcher;
+    private volatile boolean closed;
+
+    private Triggers(MillraceConfig config, MeterRegistry registry) {
+        this.topics = Topics.of(config);
+        this.metrics = new TriggerMetrics(registry);
+        var producer = new HashMap<String, Object>();
+        producer.put(ProducerConfig.LINGER_MS_CONFIG, config.producerLingerMs());
+        producer.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER, ProducerConfig.configNames()));
+        producer.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        producer.put(CommonClientConfigs.CLIENT_ID_CONFIG, config.topicPrefix() + "triggers-commands");
+        producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        producer.put(ProducerConfig.ACKS_CONFIG, "all");
+        this.commands = new KafkaProducer<>(producer, new StringSerializer(), new ByteArraySerializer());
+        var consumer = new HashMap<String, Object>();
+        consumer.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.CONSUMER, ConsumerConfig.configNames()));
+        consumer.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        consumer.put(CommonClientConfigs.CLIENT_ID_CONFIG, config.topicPrefix() + "triggers-flows");
+        this.flows = new KafkaConsumer<>(consumer, new StringDeserializer(), new ByteArrayDeserializer());
+        this.watcher = Thread.ofPlatform().name("millrace-triggers-flows").unstarted(this::watch);
+    }
+
+    /** Creates the flows and commands topics if missing, then follows the flows. */
+    public static Triggers start(MillraceConfig config, MeterRegistry registry) {
+        Topics topics = Topics.of(config);
+        TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands()));
+        var triggers = new Triggers(config, registry);
+        triggers.watcher.start();
+        return triggers;
+    }
+
+    /** True once every flow on the topic when it started has been read and its triggers started. */
+    public boolean awaitCaughtUp(Duration timeout) throws InterruptedException {
+        return caughtUp.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void watch() {
+        try {
+            String topic = topics.flows().name();
+            List<TopicPartition> partitions = flows.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            flows.assign(partitions);
+            flows.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = flows.endOffsets(partitions);
+            while (!closed) {
+                var records = flows.poll(Duration.ofMillis(200));
+                for (ConsumerRecord<String, byte[]> record : records) {
+                    read(record);
+                }
+                if (!records.isEmpty()) {
+                    reconcile();
+                }
+                if (caughtUp.getCount() > 0 && partitions.stream().allMatch(p -> flows.position(p) >= end.get(p))) {
+                    reconcile();
+                    caughtUp.countDown();
+                }
+            }
+        } catch (WakeupException e) {
+            // closing
+        } catch (RuntimeException e) {
+            LOG.error("The triggers stopped following the flows topic", e);
+        }
+    }
+
+    private void read(ConsumerRecord<String, byte[]> record) {
+        if (record.value() == null) {
+            return;
+        }
+        try {
+            FlowRecord flow = Topics.FLOW_SERDE.decode(record.value());
+            String key = Flow.key(flow.getNamespace(), flow.getId());
+            FlowRecord known = latest.get(key);
+            if (known == null || known.getRevision() <= flow.getRevision()) {
+                latest.put(key, flow);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("Skipping the unreadable flow record {}: {}", record.key(), e.toString());
+        }
+    }
+
+    /** Stops the triggers no enabled flow declares any more (or declares otherwise now), then starts the new ones. */
+    private void reconcile() {
+        var wanted = new LinkedHashMap<String, FlowTrigger>();
+        latest.values().forEach(record -> {
+            Flow flow;
+            try {
+                flow = FlowMapper.fromRecord(record);
+            } catch (RuntimeException e) {
+                LOG.warn("Flow {}/{} revision {} does not parse; its triggers do not run: {}", record.getNamespace(),
+                        record.getId(), record.getRevision(), e.getMessage());
+                return;
+            }
+            if (flow.disabled()) {
+                return;
+            }
+            for (TriggerDef trigger : flow.triggers()) {
+                if (!trigger.disabled() && trigger.type().equals(TriggerTypes.KAFKA_REALTIME)) {
+                    var target = new FlowTrigger(flow.namespace(), flow.id(), trigger);
+                    wanted.put(target.key(), target);
+                }
+            }
+        });
+        for (var it = running.entrySet().iterator(); it.hasNext(); ) {
+            var entry = it.next();
+            if (!runningAs.get(entry.getKey()).equals(wanted.get(entry.getKey()))) {
+                LOG.info("Stopping trigger {}", entry.getKey());
+                entry.getValue().close();
+                runningAs.remove(entry.getKey());
+                it.remove();
+            }
+        }
+        wanted.forEach((key, target) -> {
+            if (!running.containsKey(key)) {
+                LOG.info("Starting trigger {} ({})", key, target.trigger().type());
+                var trigger = new KafkaTrigger(target, commands, topics.commands().name(), metrics);
+                running.put(key, trigger);
+                runningAs.put(key, target);
+                trigger.start();
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        flows.wakeup();
+        try {
+            watcher.join(Duration.ofSeconds(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        running.values().forEach(KafkaTrigger::close);
+        running.clear();
+        flows.close(Duration.ofSeconds(5));
+        commands.close(Duration.ofSeconds(5));
+    }
+}
