@@ -5,30 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
-import io.millrace.serdes.Json;
-import io.millrace.serdes.SnapshotKeys;
-import io.millrace.serdes.Topics;
-import io.millrace.serdes.avro.ExecutionSnapshot;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,7 +76,7 @@ class TriggerCrashTest {
             var producing = Thread.ofVirtual().start(() -> produce(topic));
             outcomes.await(RECORDS / 4, Duration.ofSeconds(120));
             triggers.destroyForcibly().waitFor();
-            int beforeKill = outcomes.values.size();
+            int beforeKill = outcomes.variables.size();
             producing.join();
             outcomes.await(RECORDS, Duration.ofSeconds(180));
             outcomes.drain(Duration.ofSeconds(3));
@@ -97,7 +87,7 @@ class TriggerCrashTest {
             for (int i = 0; i < RECORDS; i++) {
                 expected.add("record-" + i);
             }
-            assertThat(outcomes.values.values()).containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(outcomes.variables.values()).extracting(v -> v.get("value")).containsExactlyInAnyOrderElementsOf(expected);
             assertThat(outcomes.states.values()).containsOnly("SUCCESS");
             assertThat(outcomes.completions).allSatisfy((id, count) -> assertThat(count).as(id).isEqualTo(1));
         } finally {
@@ -124,6 +114,8 @@ class TriggerCrashTest {
         var command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), Millrace.class.getName(), "triggers"));
         settings.forEach((k, v) -> command.addAll(List.of("--set", k + "=" + v)));
+        // a state directory of its own, as another machine would have
+        command.addAll(List.of("--set", "state-dir=" + Path.of(settings.get("state-dir"), "second-triggers")));
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
     }
 
@@ -144,62 +136,5 @@ class TriggerCrashTest {
 
     private static String broker() {
         return EmbeddedKafkaBroker.shared().bootstrapServers();
-    }
-
-    /**
-     * Every terminal snapshot of the engine's executions: the record value each execution was started for, its
-     * state, and how many terminal snapshots it had (exactly-once: one).
-     */
-    private static final class TriggerOutcomes implements AutoCloseable {
-        final Map<String, String> values = new HashMap<>();
-        final Map<String, String> states = new HashMap<>();
-        final Map<String, Integer> completions = new HashMap<>();
-        private final KafkaConsumer<String, byte[]> consumer;
-
-        TriggerOutcomes(MillraceConfig config) {
-            consumer = new KafkaConsumer<>(Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
-                    ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), new StringDeserializer(), new ByteArrayDeserializer());
-            String name = Topics.of(config).executions().name();
-            io.millrace.serdes.TopicAdmin.ensure(config, List.of(Topics.of(config).executions()));
-            var partitions = consumer.partitionsFor(name).stream().map(p -> new TopicPartition(name, p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-        }
-
-        void await(int wanted, Duration within) {
-            long deadline = System.nanoTime() + within.toNanos();
-            while (values.size() < wanted && System.nanoTime() < deadline) {
-                poll();
-            }
-        }
-
-        void drain(Duration quiet) {
-            long deadline = System.nanoTime() + quiet.toNanos();
-            while (System.nanoTime() < deadline) {
-                poll();
-            }
-        }
-
-        private void poll() {
-            for (var record : consumer.poll(Duration.ofMillis(200))) {
-                if (record.value() == null || SnapshotKeys.isRun(record.key())) {
-                    continue;
-                }
-                ExecutionSnapshot snapshot = Topics.SNAPSHOT_SERDE.decode(record.value());
-                String state = snapshot.getExecution().getState().name();
-                if (!List.of("SUCCESS", "WARNING", "FAILED", "KILLED").contains(state)) {
-                    continue;
-                }
-                String id = snapshot.getExecution().getId();
-                values.put(id, String.valueOf(Json.readMap(snapshot.getExecution().getTrigger().getVariablesJson()).get("value")));
-                states.put(id, state);
-                completions.merge(id, 1, Integer::sum);
-            }
-        }
-
-        @Override
-        public void close() {
-            consumer.close();
-        }
     }
 }

@@ -29,6 +29,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * The triggers role: reads every flow revision from the flows topic, and runs the Kafka triggers of each flow's latest
  * revision while the flow and the trigger are enabled. Deploying, changing or disabling a flow starts, restarts or stops
  * its triggers, without a restart. Every instance runs every Kafka trigger: Kafka spreads each trigger's partitions over
- * the instances through the trigger's consumer group. Webhook triggers are served by the gateway.
+ * the instances through the trigger's consumer group. Schedule triggers run in a Kafka Streams application of the role
+ * ({@link Schedules}), whose partitions Kafka spreads the same way. Webhook triggers are served by the gateway.
  */
 public final class Triggers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Triggers.class);
@@ -50,6 +53,7 @@ public final class Triggers implements AutoCloseable {
     private final Map<String, FlowTrigger> runningAs = new HashMap<>();
     private final CountDownLatch caughtUp = new CountDownLatch(1);
     private final Thread watcher;
+    private final KafkaStreams schedules;
     private volatile boolean closed;
 
     private Triggers(MillraceConfig config, MeterRegistry registry) {
@@ -69,6 +73,12 @@ public final class Triggers implements AutoCloseable {
         consumer.put(CommonClientConfigs.CLIENT_ID_CONFIG, config.topicPrefix() + "triggers-flows");
         this.flows = new KafkaConsumer<>(consumer, new StringDeserializer(), new ByteArrayDeserializer());
         this.watcher = Thread.ofPlatform().name("millrace-triggers-flows").unstarted(this::watch);
+        this.schedules = new KafkaStreams(Schedules.topology(topics), Schedules.properties(config));
+        // a schedule's state is in Kafka: a stream thread that fails starts again from it
+        schedules.setUncaughtExceptionHandler(e -> {
+            LOG.error("A schedules stream thread failed; it is replaced", e);
+            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+        });
     }
 
     /** Creates the flows and commands topics if missing, then follows the flows. */
@@ -77,7 +87,21 @@ public final class Triggers implements AutoCloseable {
         TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands()));
         var triggers = new Triggers(config, registry);
         triggers.watcher.start();
+        triggers.schedules.start();
         return triggers;
+    }
+
+    /** True once the schedules application runs (it has its partitions and has restored its state). */
+    public boolean awaitSchedulesRunning(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (schedules.state() != KafkaStreams.State.RUNNING) {
+            if (System.nanoTime() > deadline || !schedules.state().isRunningOrRebalancing()
+                    && schedules.state() != KafkaStreams.State.CREATED) {
+                return false;
+            }
+            Thread.sleep(50);
+        }
+        return true;
     }
 
     /** True once every flow on the topic when it started has been read and its triggers started. */
@@ -180,6 +204,7 @@ public final class Triggers implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        schedules.close(Duration.ofSeconds(10));
         running.values().forEach(KafkaTrigger::close);
         running.clear();
         flows.close(Duration.ofSeconds(5));

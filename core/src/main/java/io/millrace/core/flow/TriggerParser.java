@@ -92,14 +92,15 @@ final class TriggerParser {
         if (problems.size() > before) {
             return null;
         }
-        switch (type) {
-            case TriggerTypes.KAFKA_REALTIME -> kafka(node, where);
-            case TriggerTypes.WEBHOOK -> webhook(node, where);
-            default -> throw new IllegalStateException("Expected a check for trigger type " + type);
-        }
         @SuppressWarnings("unchecked")
         Map<String, Object> properties = FlowParser.YAML.convertValue(node, LinkedHashMap.class);
         properties.keySet().removeAll(List.of("id", "type", "disabled", "labels"));
+        switch (type) {
+            case TriggerTypes.KAFKA_REALTIME -> kafka(node, where);
+            case TriggerTypes.WEBHOOK -> webhook(node, where);
+            case TriggerTypes.SCHEDULE -> ScheduleSpec.read(properties, where, problems);
+            default -> throw new IllegalStateException("Expected a check for trigger type " + type);
+        }
         return new TriggerDef(id, type, node.path("disabled").asBoolean(false),
                 FlowParser.labels(node.path("labels"), problems), properties);
     }

@@ -634,15 +634,24 @@ class FlowParserTest {
                         key: k
                       - id: cron
                         type: io.kestra.plugin.core.trigger.Schedule
-                        cron: "@daily"
+                        cron: "61 * * * *"
+                        timezone: Mars/Olympus
+                        recoverMissedSchedules: SOME
+                      - id: flows
+                        type: io.kestra.plugin.core.trigger.Flow
                       - id: what
                         type: io.example.Nope
                     tasks:
                       - {id: a, type: log, message: m}
                     """;
 
-            // when / then
-            assertThat(problemsOf(yaml)).containsExactlyInAnyOrder(
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            String cron = "Invalid cron expression '61 * * * *' at triggers[4] (trigger 'cron').cron: ";
+            assertThat(problems).filteredOn(p -> p.startsWith(cron)).singleElement().asString().contains("61");
+            assertThat(problems).filteredOn(p -> !p.startsWith(cron)).containsExactlyInAnyOrder(
                     "Expected exactly one of 'topic' and 'topicPattern' at triggers[0] (trigger 'both')",
                     "Unsupported valueDeserializer 'PROTOBUF' at triggers[0] (trigger 'both'); supported: "
                             + new java.util.TreeSet<>(TriggerTypes.DESERIALIZERS),
@@ -652,10 +661,12 @@ class FlowParserTest {
                     "Expected triggers[2] (trigger 'hook').key to be 1 to 256 characters without '/'",
                     "Expected triggers[2] (trigger 'hook').wait to be true or false",
                     "Expected trigger ids to be unique, but 'hook' is declared twice",
-                    "Unsupported trigger type 'io.kestra.plugin.core.trigger.Schedule' at triggers[4] (trigger 'cron').type: "
-                            + "Schedule triggers are not supported yet",
-                    "Unknown trigger type 'io.example.Nope' at triggers[5] (trigger 'what').type; known: "
-                            + new java.util.TreeSet<>(List.of(TriggerTypes.KAFKA_REALTIME, TriggerTypes.WEBHOOK)));
+                    "Unknown timezone 'Mars/Olympus' at triggers[4] (trigger 'cron').timezone",
+                    "Expected triggers[4] (trigger 'cron').recoverMissedSchedules to be ALL, LAST or NONE",
+                    "Unsupported trigger type 'io.kestra.plugin.core.trigger.Flow' at triggers[5] (trigger 'flows').type: "
+                            + "Flow triggers are not supported yet",
+                    "Unknown trigger type 'io.example.Nope' at triggers[6] (trigger 'what').type; known: "
+                            + new java.util.TreeSet<>(TriggerTypes.SPECS.keySet()));
         }
     }
 }
