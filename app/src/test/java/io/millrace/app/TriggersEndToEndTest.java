@@ -185,6 +185,66 @@ class TriggersEndToEndTest {
         }
     }
 
+    @Test
+    void shouldStartAFlowWhenAnExecutionOfAnotherEndsAsItsConditionsSay() throws Exception {
+        // given: an upstream flow with an output, and a downstream flow triggered by its successes
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("flow-trigger", stateDir, "port", "0"), null);
+        try (Engine engine = Engine.start(config); var outcomes = new TriggerOutcomes(config)) {
+            String api = "http://localhost:" + engine.port() + "/api/v1";
+            send("POST", api + "/flows", """
+                    id: etl
+                    namespace: company.team
+                    labels: {env: prod}
+                    inputs:
+                      - {id: fail, type: BOOLEAN, defaults: false}
+                    tasks:
+                      - {id: load, type: io.kestra.plugin.core.execution.Fail, condition: "{{ inputs.fail }}"}
+                      - {id: count, type: io.kestra.plugin.core.debug.Return, format: "42"}
+                    outputs:
+                      - {id: rows, type: STRING, value: "{{ outputs.count.value }}"}
+                    """, 200);
+            send("POST", api + "/flows", """
+                    id: report
+                    namespace: company.team
+                    inputs:
+                      - {id: rows, type: STRING}
+                    triggers:
+                      - id: after-etl
+                        type: io.kestra.plugin.core.trigger.Flow
+                        states: [SUCCESS]
+                        inputs: {rows: "{{ trigger.outputs.rows }}"}
+                        conditions:
+                          - type: io.kestra.plugin.core.condition.ExecutionFlow
+                            namespace: company.team
+                            flowId: etl
+                          - type: io.kestra.plugin.core.condition.ExecutionLabels
+                            labels: {env: prod}
+                    tasks:
+                      - id: summary
+                        type: io.kestra.plugin.core.debug.Return
+                        format: "{{ trigger.flowId }} {{ trigger.state }} {{ inputs.rows }} {{ trigger.executionId }}"
+                    """, 200);
+            awaitAssigned(config.topicPrefix() + "triggers-flow");
+
+            // when: etl succeeds once and fails once
+            String succeeded = send("POST", api + "/executions/company.team/etl?wait=true", "{}", 200).path("id").asText();
+            JsonNode failed = send("POST", api + "/executions/company.team/etl?wait=true", "{\"inputs\": {\"fail\": true}}", 200);
+
+            // then: one report, for the success
+            assertThat(failed.at("/state/current").asText()).isEqualTo("FAILED");
+            outcomes.await(3, Duration.ofSeconds(60));
+            outcomes.drain(Duration.ofSeconds(2));
+            List<String> reports = outcomes.variables.entrySet().stream()
+                    .filter(e -> succeeded.equals(e.getValue().get("executionId"))).map(Map.Entry::getKey).toList();
+            assertThat(outcomes.variables).hasSize(3);
+            assertThat(reports).hasSize(1);
+            JsonNode report = send("GET", api + "/executions/" + reports.getFirst(), null, 200);
+            assertThat(report.at("/taskRunList/0/outputs/value").asText()).isEqualTo("etl SUCCESS 42 " + succeeded);
+            assertThat(report.at("/trigger/type").asText()).isEqualTo("io.kestra.plugin.core.trigger.Flow");
+            assertThat(report.at("/trigger/variables/flowRevision").asInt()).isEqualTo(1);
+        }
+    }
+
     private static String broker() {
         return EmbeddedKafkaBroker.shared().bootstrapServers();
     }

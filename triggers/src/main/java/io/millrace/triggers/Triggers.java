@@ -3,6 +3,7 @@ package io.millrace.triggers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.FlowTriggerSpec;
 import io.millrace.core.flow.TriggerDef;
 import io.millrace.core.flow.TriggerTypes;
 import io.millrace.serdes.FlowMapper;
@@ -11,6 +12,7 @@ import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.FlowRecord;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * revision while the flow and the trigger are enabled. Deploying, changing or disabling a flow starts, restarts or stops
  * its triggers, without a restart. Every instance runs every Kafka trigger: Kafka spreads each trigger's partitions over
  * the instances through the trigger's consumer group. Schedule triggers run in a Kafka Streams application of the role
- * ({@link Schedules}), whose partitions Kafka spreads the same way. Webhook triggers are served by the gateway.
+ * ({@link Schedules}), whose partitions Kafka spreads the same way, and Flow triggers on a consumer group of the
+ * executions topic ({@link FlowTriggers}). Webhook triggers are served by the gateway.
  */
 public final class Triggers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Triggers.class);
@@ -54,6 +57,7 @@ public final class Triggers implements AutoCloseable {
     private final CountDownLatch caughtUp = new CountDownLatch(1);
     private final Thread watcher;
     private final KafkaStreams schedules;
+    private final FlowTriggers flowTriggers;
     private volatile boolean closed;
 
     private Triggers(MillraceConfig config, MeterRegistry registry) {
@@ -74,6 +78,7 @@ public final class Triggers implements AutoCloseable {
         this.flows = new KafkaConsumer<>(consumer, new StringDeserializer(), new ByteArrayDeserializer());
         this.watcher = Thread.ofPlatform().name("millrace-triggers-flows").unstarted(this::watch);
         this.schedules = new KafkaStreams(Schedules.topology(topics), Schedules.properties(config));
+        this.flowTriggers = new FlowTriggers(config, commands, metrics);
         // a schedule's state is in Kafka: a stream thread that fails starts again from it
         schedules.setUncaughtExceptionHandler(e -> {
             LOG.error("A schedules stream thread failed; it is replaced", e);
@@ -84,7 +89,7 @@ public final class Triggers implements AutoCloseable {
     /** Creates the flows and commands topics if missing, then follows the flows. */
     public static Triggers start(MillraceConfig config, MeterRegistry registry) {
         Topics topics = Topics.of(config);
-        TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands()));
+        TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands(), topics.executions()));
         var triggers = new Triggers(config, registry);
         triggers.watcher.start();
         triggers.schedules.start();
@@ -127,6 +132,8 @@ public final class Triggers implements AutoCloseable {
                 }
                 if (caughtUp.getCount() > 0 && partitions.stream().allMatch(p -> flows.position(p) >= end.get(p))) {
                     reconcile();
+                    // only now: an execution's end must meet every Flow trigger of the flows on the topic
+                    flowTriggers.start();
                     caughtUp.countDown();
                 }
             }
@@ -156,6 +163,7 @@ public final class Triggers implements AutoCloseable {
     /** Stops the triggers no enabled flow declares any more (or declares otherwise now), then starts the new ones. */
     private void reconcile() {
         var wanted = new LinkedHashMap<String, FlowTrigger>();
+        var flowTargets = new ArrayList<FlowTriggers.Target>();
         latest.values().forEach(record -> {
             Flow flow;
             try {
@@ -169,12 +177,15 @@ public final class Triggers implements AutoCloseable {
                 return;
             }
             for (TriggerDef trigger : flow.triggers()) {
+                var target = new FlowTrigger(flow.namespace(), flow.id(), trigger);
                 if (!trigger.disabled() && trigger.type().equals(TriggerTypes.KAFKA_REALTIME)) {
-                    var target = new FlowTrigger(flow.namespace(), flow.id(), trigger);
                     wanted.put(target.key(), target);
+                } else if (!trigger.disabled() && trigger.type().equals(TriggerTypes.FLOW)) {
+                    flowTargets.add(new FlowTriggers.Target(target, FlowTriggerSpec.of(trigger)));
                 }
             }
         });
+        flowTriggers.targets(flowTargets);
         for (var it = running.entrySet().iterator(); it.hasNext(); ) {
             var entry = it.next();
             if (!runningAs.get(entry.getKey()).equals(wanted.get(entry.getKey()))) {
@@ -205,6 +216,7 @@ public final class Triggers implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         schedules.close(Duration.ofSeconds(10));
+        flowTriggers.close();
         running.values().forEach(KafkaTrigger::close);
         running.clear();
         flows.close(Duration.ofSeconds(5));

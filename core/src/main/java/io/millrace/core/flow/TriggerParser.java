@@ -99,6 +99,7 @@ final class TriggerParser {
             case TriggerTypes.KAFKA_REALTIME -> kafka(node, where);
             case TriggerTypes.WEBHOOK -> webhook(node, where);
             case TriggerTypes.SCHEDULE -> ScheduleSpec.read(properties, where, problems);
+            case TriggerTypes.FLOW -> FlowTriggerSpec.read(properties, where, problems);
             default -> throw new IllegalStateException("Expected a check for trigger type " + type);
         }
         return new TriggerDef(id, type, node.path("disabled").asBoolean(false),

@@ -9,6 +9,7 @@ public final class TriggerTypes {
     public static final String KAFKA_REALTIME = "io.kestra.plugin.kafka.RealtimeTrigger";
     public static final String WEBHOOK = "io.kestra.plugin.core.trigger.Webhook";
     public static final String SCHEDULE = "io.kestra.plugin.core.trigger.Schedule";
+    public static final String FLOW = "io.kestra.plugin.core.trigger.Flow";
 
     /** Properties every trigger may have. */
     static final Set<String> COMMON = Set.of("id", "type", "description", "disabled", "labels", "logLevel",
@@ -20,7 +21,8 @@ public final class TriggerTypes {
                     "serdeProperties", "keyDeserializer", "valueDeserializer", "onSerdeError", "since")),
             WEBHOOK, new TaskTypes.TypeSpec(Set.of("key"), Set.of("wait", "returnOutputs", "inputs")),
             SCHEDULE, new TaskTypes.TypeSpec(Set.of("cron"), Set.of("withSeconds", "timezone", "inputs", "lateMaximumDelay",
-                    "recoverMissedSchedules")));
+                    "recoverMissedSchedules")),
+            FLOW, new TaskTypes.TypeSpec(Set.of(), Set.of("conditions", "states", "inputs")));
 
     /** Kestra's serde types a Kafka trigger reads; AVRO and PROTOBUF are not read yet. */
     public static final Set<String> DESERIALIZERS = Set.of("STRING", "JSON", "INTEGER", "LONG", "SHORT", "FLOAT", "DOUBLE",
@@ -28,13 +30,12 @@ public final class TriggerTypes {
 
     /** Kestra trigger types not run yet, and why a flow using one is refused. */
     static final Map<String, String> NOT_YET = Map.of(
-            "io.kestra.plugin.kafka.Trigger", "the batch Kafka trigger is not supported yet",
-            "io.kestra.plugin.core.trigger.Flow", "Flow triggers are not supported yet",
-            "io.kestra.core.models.triggers.types.Flow", "Flow triggers are not supported yet");
+            "io.kestra.plugin.kafka.Trigger", "the batch Kafka trigger is not supported yet");
 
     private static final Map<String, String> OLD_NAMES = Map.of(
             "io.kestra.core.models.triggers.types.Webhook", WEBHOOK,
-            "io.kestra.core.models.triggers.types.Schedule", SCHEDULE);
+            "io.kestra.core.models.triggers.types.Schedule", SCHEDULE,
+            "io.kestra.core.models.triggers.types.Flow", FLOW);
 
     private TriggerTypes() {
     }

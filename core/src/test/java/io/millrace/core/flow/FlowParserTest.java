@@ -639,6 +639,11 @@ class FlowParserTest {
                         recoverMissedSchedules: SOME
                       - id: flows
                         type: io.kestra.plugin.core.trigger.Flow
+                        states: [SUCCESS, DONE]
+                        conditions:
+                          - type: io.kestra.plugin.core.condition.ExecutionFlow
+                            namespace: ns
+                          - type: io.kestra.plugin.core.condition.DayWeek
                       - id: what
                         type: io.example.Nope
                     tasks:
@@ -663,8 +668,11 @@ class FlowParserTest {
                     "Expected trigger ids to be unique, but 'hook' is declared twice",
                     "Unknown timezone 'Mars/Olympus' at triggers[4] (trigger 'cron').timezone",
                     "Expected triggers[4] (trigger 'cron').recoverMissedSchedules to be ALL, LAST or NONE",
-                    "Unsupported trigger type 'io.kestra.plugin.core.trigger.Flow' at triggers[5] (trigger 'flows').type: "
-                            + "Flow triggers are not supported yet",
+                    "Unknown state 'DONE' at triggers[5] (trigger 'flows').states",
+                    "Expected 'namespace' and 'flowId' at triggers[5] (trigger 'flows').conditions[0]",
+                    "Unsupported condition type 'io.kestra.plugin.core.condition.DayWeek' at triggers[5] (trigger 'flows')"
+                            + ".conditions[1]; supported: ExecutionFlow, ExecutionStatus, ExecutionNamespace, ExecutionLabels "
+                            + "(io.kestra.plugin.core.condition)",
                     "Unknown trigger type 'io.example.Nope' at triggers[6] (trigger 'what').type; known: "
                             + new java.util.TreeSet<>(TriggerTypes.SPECS.keySet()));
         }
