@@ -150,6 +150,17 @@ final class ExecutionService {
                         .put("message", "Kill of execution '" + executionId + "' requested")), executor);
     }
 
+    /** {@code {"results": [executions], "total": n}}, as Kestra's search answers. */
+    ObjectNode search(ExecutionSearch search) {
+        ReadModel.Found found = readModel.search(search);
+        Instant now = clock.instant();
+        ObjectNode body = Json.MAPPER.createObjectNode();
+        var results = body.putArray("results");
+        found.page().forEach(snapshot -> results.add(ExecutionJson.of(snapshot, now)));
+        body.put("total", found.total());
+        return body;
+    }
+
     ObjectNode get(String executionId) {
         return readModel.execution(executionId)
                 .map(snapshot -> ExecutionJson.of(snapshot, clock.instant()))

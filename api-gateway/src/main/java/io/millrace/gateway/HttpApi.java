@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
  * POST /api/v1/executions/{namespace}/{flowId}   200 | 202 (wait timed out) | 400 | 404 | 409 (flow disabled)
  * GET|POST|PUT /api/v1/executions/webhook/{namespace}/{flowId}/{key}
  *                                                200 | 202 | 404 (flow or key) | 409 | 422 (inputs did not render)
+ * GET  /api/v1/executions/search                200 {results, total} | 400   (see ExecutionSearch)
  * GET  /api/v1/executions/{id}                   200 | 404
  * GET  /api/v1/logs/{executionId}                200 [entries] | 400   (see LogJson; /download as text)
  * </pre>
@@ -96,6 +97,8 @@ final class HttpApi {
                     : Optional.empty();
             answer(ctx, executions.start(ctx.pathParam("namespace"), ctx.pathParam("flowId"), request, wait), executor);
         });
+        // before the read of one execution, which would otherwise take "search" for an execution id
+        app.get("/api/v1/executions/search", ctx -> ctx.json(executions.search(ExecutionSearch.parse(ctx.queryParamMap()))));
         app.get("/api/v1/executions/{id}", ctx -> ctx.json(executions.get(ctx.pathParam("id"))));
         app.get("/api/v1/logs/{executionId}", ctx -> ctx.json(LogJson.json(logs(ctx, logs))));
         app.get("/api/v1/logs/{executionId}/download", ctx -> ctx.contentType("text/plain; charset=utf-8")

@@ -105,6 +105,32 @@ final class ReadModel implements AutoCloseable {
         });
     }
 
+    /** A page of the executions a search finds (newest first unless it asks otherwise), and how many it finds. */
+    record Found(List<Snapshot> page, int total) {
+    }
+
+    Found search(ExecutionSearch search) {
+        return query(() -> {
+            ReadOnlyKeyValueStore<String, byte[]> store = store(ReadModelTopology.EXECUTIONS_STORE);
+            var ids = new ArrayList<String>();
+            ExecutionIndex.scan(store, search.prefix(), summary -> {
+                if (search.matches(summary)) {
+                    ids.add(summary.id());
+                }
+                return true;
+            });
+            if (search.ascending()) {
+                java.util.Collections.reverse(ids);
+            }
+            int from = (int) Math.min((long) (search.page() - 1) * search.size(), ids.size());
+            var page = new ArrayList<Snapshot>();
+            for (String id : ids.subList(from, Math.min(from + search.size(), ids.size()))) {
+                execution(id).ifPresent(page::add);
+            }
+            return new Found(page, ids.size());
+        });
+    }
+
     /** An execution's log lines, in the order they were sent. */
     List<LogRecord> logs(String executionId) {
         return query(() -> {

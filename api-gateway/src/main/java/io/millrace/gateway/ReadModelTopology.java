@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * flows      ──> Gateway.Flows.load      ──> [gateway-flows]       (namespace/id@revision → FlowRecord)
- * executions ──> Gateway.Executions.load ──> [gateway-executions]  (execution id → ExecutionSnapshot bytes)
+ * executions ──> Gateway.Executions.load ──> [gateway-executions]  (execution id → ExecutionSnapshot bytes,
+ *                       │                                          and the search index: see ExecutionIndex)
  *                       └─> listener (waiters); a purged execution's tombstone deletes its logs
  * logs       ──> Gateway.Logs.load       ──> [gateway-logs]        (execution id/offset → LogRecord bytes)
  * </pre>
@@ -72,7 +73,13 @@ final class ReadModelTopology {
                     }
 
                     @Override
+                    void stored(String key, byte[] value) {
+                        ExecutionIndex.put(store, key, value);
+                    }
+
+                    @Override
                     void deleted(String key) {
+                        ExecutionIndex.delete(store, key);
                         if (!SnapshotKeys.isRun(key)) {
                             try (KeyValueIterator<String, byte[]> lines = logs.range(logsFrom(key), logsTo(key))) {
                                 lines.forEachRemaining(line -> logs.delete(line.key));
@@ -153,7 +160,7 @@ final class ReadModelTopology {
     private static class Loader<V> implements Processor<String, V, Void, Void> {
         private final String storeName;
         private final BiConsumer<String, V> listener;
-        private KeyValueStore<String, V> store;
+        KeyValueStore<String, V> store;
 
         Loader(String storeName, BiConsumer<String, V> listener) {
             this.storeName = storeName;
@@ -176,12 +183,17 @@ final class ReadModelTopology {
                 return;
             }
             store.put(record.key(), record.value());
+            stored(record.key(), record.value());
             try {
                 listener.accept(record.key(), record.value());
             } catch (RuntimeException e) {
                 // The global thread cannot be replaced if it dies: a listener bug must not take the read model down.
                 LOG.error("Listener of {} failed on key {}", storeName, record.key(), e);
             }
+        }
+
+        /** After {@code key} was stored. */
+        void stored(String key, V value) {
         }
 
         /** After a tombstone deleted {@code key}. */

@@ -319,6 +319,48 @@ class GatewayIntegrationTest {
     }
 
     @Test
+    void shouldSearchExecutionsByFlowStateLabelsAndTriggerNewestFirstAPageAtATime() {
+        // given: executions of two flows in a namespace of this test and one under it, started a minute apart
+        String ns = "search" + UUID.randomUUID().toString().substring(0, 8);
+        Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
+        var kafka = new io.millrace.core.execution.ExecutionTrigger("records", "io.kestra.plugin.kafka.RealtimeTrigger", Map.of());
+        publish(Snapshots.of(ns + "-1", ns, "etl", State.SUCCESS, t0, Map.of("env", "prod"), kafka));
+        publish(Snapshots.of(ns + "-2", ns, "etl", State.FAILED, t0.plusSeconds(60), Map.of("env", "dev"), null));
+        publish(Snapshots.of(ns + "-3", ns, "etl", State.SUCCESS, t0.plusSeconds(120), Map.of("env", "prod"), null));
+        publish(Snapshots.of(ns + "-4", ns + ".sub", "report", State.SUCCESS, t0.plusSeconds(180), Map.of(), kafka));
+        String search = "/api/v1/executions/search?namespace=" + ns;
+        eventually(() -> api.get(search), a -> a.json().path("total").asInt() == 4);
+
+        // then
+        assertThat(ids(api.get(search))).containsExactly(ns + "-4", ns + "-3", ns + "-2", ns + "-1");
+        assertThat(ids(api.get(search + "&flowId=etl&state=SUCCESS"))).containsExactly(ns + "-3", ns + "-1");
+        assertThat(ids(api.get(search + "&labels=env:prod&sort=state.startDate:asc"))).containsExactly(ns + "-1", ns + "-3");
+        assertThat(ids(api.get(search + "&triggerType=io.kestra.plugin.kafka.RealtimeTrigger"))).containsExactly(ns + "-4", ns + "-1");
+        assertThat(ids(api.get(search + ".sub"))).containsExactly(ns + "-4");
+        var page = api.get(search + "&size=3&page=2");
+        assertThat(ids(page)).containsExactly(ns + "-1");
+        assertThat(page.json().path("total").asInt()).isEqualTo(4);
+        assertThat(page.json().at("/results/0/state/current").asText()).isEqualTo("SUCCESS");
+        assertThat(api.get(search + "&size=0").status()).isEqualTo(400);
+        assertThat(api.get(search + "&labels=nocolon").status()).isEqualTo(400);
+        assertThat(api.get(search + "&state=DONE").status()).isEqualTo(400);
+
+        // when: one is purged
+        snapshots.send(new ProducerRecord<>(topics.executions().name(), ns + "-3", null));
+        snapshots.flush();
+
+        // then
+        eventually(() -> api.get(search), a -> a.json().path("total").asInt() == 3);
+        assertThat(ids(api.get(search + "&flowId=etl"))).containsExactly(ns + "-2", ns + "-1");
+    }
+
+    private static List<String> ids(Api.Answer answer) {
+        var ids = new ArrayList<String>();
+        answer.json().path("results").forEach(e -> ids.add(e.path("id").asText()));
+        return ids;
+    }
+
+    @Test
     void shouldServeAnExecutionsLogLinesFilteredAndAsText() {
         // given
         String id = "logs-" + UUID.randomUUID();

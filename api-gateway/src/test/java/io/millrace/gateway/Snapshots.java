@@ -1,6 +1,7 @@
 package io.millrace.gateway;
 
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.ExecutionTrigger;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
 import io.millrace.serdes.ExecutionMapper;
@@ -18,7 +19,12 @@ final class Snapshots {
 
     /** An execution without task runs that went CREATED, RUNNING, ... up to {@code state}. */
     static ExecutionSnapshot of(String id, String namespace, String flowId, State state) {
-        Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        return of(id, namespace, flowId, state, Instant.now().truncatedTo(ChronoUnit.MILLIS), Map.of(), null);
+    }
+
+    /** The same, started at {@code at}, with labels and the trigger that started it. */
+    static ExecutionSnapshot of(String id, String namespace, String flowId, State state, Instant at, Map<String, String> labels,
+            ExecutionTrigger trigger) {
         var histories = new ArrayList<>(List.of(new StateHistory(State.CREATED, at)));
         if (state != State.CREATED) {
             histories.add(new StateHistory(State.RUNNING, at.plusMillis(1)));
@@ -26,7 +32,7 @@ final class Snapshots {
         if (state != State.CREATED && state != State.RUNNING) {
             histories.add(new StateHistory(state, at.plusMillis(2)));
         }
-        var execution = new Execution(id, namespace, flowId, 1, Map.of(), Map.of(), null, state, histories, List.of(),
+        var execution = new Execution(id, namespace, flowId, 1, Map.of(), labels, trigger, state, histories, List.of(),
                 state.isTerminal() ? Map.of("answer", 42) : null, state == State.FAILED ? "it broke" : null);
         return new ExecutionSnapshot(ExecutionMapper.toHeaderRecord(execution), Map.of(), at, 0);
     }

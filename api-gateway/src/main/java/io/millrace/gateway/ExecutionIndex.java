@@ -1,0 +1,101 @@
+package io.millrace.gateway;
+
+import io.millrace.serdes.Json;
+import io.millrace.serdes.SnapshotKeys;
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.ExecutionRecord;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * The executions search index, kept in the executions store beside the snapshots under keys that start with
+ * {@code /} (an execution id never has one), so that it is rebuilt with the store from the topic:
+ * <pre>
+ * /f/{namespace}/{flowId}/{start}/{id}  → summary     (a flow's executions, newest first)
+ * /t/{start}/{id}                       → summary     (all executions, newest first)
+ * /e/{id}                               → summary     (where the execution's entries are)
+ * </pre>
+ * {@code start} is the start date's epoch millis subtracted from Long.MAX_VALUE, in 16 hex digits, so a key-ordered
+ * scan reads newest first. A summary is what search filters on.
+ */
+final class ExecutionIndex {
+    static final String BY_FLOW = "/f/";
+    static final String BY_TIME = "/t/";
+    private static final String BY_ID = "/e/";
+
+    /** What the search filters and sorts on. */
+    record Summary(String id, String namespace, String flowId, String state, long start, Map<String, String> labels,
+            String triggerId, String triggerType) {
+    }
+
+    private ExecutionIndex() {
+    }
+
+    /** Indexes an execution's snapshot (run snapshots and undecodable ones are not indexed). */
+    static void put(KeyValueStore<String, byte[]> store, String key, byte[] snapshot) {
+        if (SnapshotKeys.isRun(key)) {
+            return;
+        }
+        ExecutionRecord execution;
+        try {
+            execution = Topics.SNAPSHOT_SERDE.decode(snapshot).getExecution();
+        } catch (RuntimeException e) {
+            return;
+        }
+        long start = execution.getHistories().isEmpty() ? 0 : execution.getHistories().getFirst().getDate().toEpochMilli();
+        var summary = new Summary(execution.getId(), execution.getNamespace(), execution.getFlowId(),
+                execution.getState().name(), start, execution.getLabels(),
+                execution.getTrigger() == null ? null : execution.getTrigger().getId(),
+                execution.getTrigger() == null ? null : execution.getTrigger().getType());
+        byte[] value = Json.write(summary).getBytes(StandardCharsets.UTF_8);
+        store.put(BY_ID + key, value);
+        store.put(BY_FLOW + summary.namespace() + "/" + summary.flowId() + "/" + order(start) + "/" + key, value);
+        store.put(BY_TIME + order(start) + "/" + key, value);
+    }
+
+    /** Drops an execution's entries, after its snapshot's tombstone. */
+    static void delete(KeyValueStore<String, byte[]> store, String key) {
+        byte[] known = store.get(BY_ID + key);
+        if (known == null) {
+            return;
+        }
+        Summary summary = read(known);
+        store.delete(BY_FLOW + summary.namespace() + "/" + summary.flowId() + "/" + order(summary.start()) + "/" + key);
+        store.delete(BY_TIME + order(summary.start()) + "/" + key);
+        store.delete(BY_ID + key);
+    }
+
+    /** The summaries under a prefix, in key order (newest first), until {@code visit} answers false. */
+    static void scan(ReadOnlyKeyValueStore<String, byte[]> store, String prefix, java.util.function.Predicate<Summary> visit) {
+        try (KeyValueIterator<String, byte[]> entries = store.range(prefix, prefix + Character.MAX_VALUE)) {
+            while (entries.hasNext()) {
+                if (!visit.test(read(entries.next().value))) {
+                    return;
+                }
+            }
+        }
+    }
+
+    static String flowPrefix(String namespace, String flowId) {
+        return BY_FLOW + namespace + "/" + flowId + "/";
+    }
+
+    static boolean isIndex(String key) {
+        return key.startsWith("/");
+    }
+
+    private static String order(long start) {
+        return "%016x".formatted(Long.MAX_VALUE - start);
+    }
+
+    private static Summary read(byte[] value) {
+        try {
+            return Json.MAPPER.readValue(value, Summary.class);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("Expected an execution summary in the index, but it does not read", e);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.millrace.gateway;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A search of executions, as {@code GET /api/v1/executions/search} takes it: {@code namespace} (that namespace and the
+ * ones under it), {@code flowId}, {@code state} (repeatable), {@code labels} ({@code key:value}, repeatable; all must
+ * hold), {@code triggerId} and {@code triggerType} (of the trigger that started it), {@code page} (from 1),
+ * {@code size} (1 to {@link #MAX_SIZE}, default 10) and {@code sort} ({@code state.startDate:desc}, the default, or
+ * {@code :asc}). A bad parameter is a 400 naming it.
+ */
+record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<String, String> labels, String triggerId,
+        String triggerType, int page, int size, boolean ascending) {
+
+    static final int MAX_SIZE = 1000;
+    private static final Set<String> STATES = Set.of("CREATED", "RUNNING", "KILLING", "SUCCESS", "WARNING", "FAILED",
+            "KILLED", "RETRYING", "SKIPPED");
+
+    static ExecutionSearch parse(Map<String, List<String>> query) {
+        var states = new TreeSet<String>();
+        for (String state : query.getOrDefault("state", List.of())) {
+            String name = state.trim().toUpperCase(Locale.ROOT);
+            if (!STATES.contains(name)) {
+                throw ApiException.badRequest("Query parameter 'state' must be one of " + new TreeSet<>(STATES) + ", got '"
+                        + state + "'");
+            }
+            states.add(name);
+        }
+        var labels = new LinkedHashMap<String, String>();
+        for (String label : query.getOrDefault("labels", List.of())) {
+            int colon = label.indexOf(':');
+            if (colon <= 0) {
+                throw ApiException.badRequest("Query parameter 'labels' must be key:value, got '" + label + "'");
+            }
+            labels.put(label.substring(0, colon), label.substring(colon + 1));
+        }
+        int page = number(query, "page", 1, 1, Integer.MAX_VALUE);
+        int size = number(query, "size", 10, 1, MAX_SIZE);
+        String sort = first(query, "sort");
+        boolean ascending = false;
+        if (sort != null) {
+            switch (sort.trim()) {
+                case "state.startDate:asc", "startDate:asc" -> ascending = true;
+                case "state.startDate:desc", "startDate:desc", "state.startDate", "startDate" -> ascending = false;
+                default -> throw ApiException.badRequest("Query parameter 'sort' must be state.startDate:desc or "
+                        + "state.startDate:asc, got '" + sort + "'");
+            }
+        }
+        return new ExecutionSearch(first(query, "namespace"), first(query, "flowId"), states, labels,
+                first(query, "triggerId"), first(query, "triggerType"), page, size, ascending);
+    }
+
+    boolean matches(ExecutionIndex.Summary summary) {
+        return (namespace == null || summary.namespace().equals(namespace) || summary.namespace().startsWith(namespace + "."))
+                && (flowId == null || summary.flowId().equals(flowId))
+                && (states.isEmpty() || states.contains(summary.state()))
+                && labels.entrySet().stream().allMatch(l -> l.getValue().equals(summary.labels().get(l.getKey())))
+                && (triggerId == null || triggerId.equals(summary.triggerId()))
+                && (triggerType == null || triggerType.equals(summary.triggerType()));
+    }
+
+    /** The index range to scan: one flow's executions when the query names the flow, else all of them. */
+    String prefix() {
+        return namespace != null && flowId != null ? ExecutionIndex.flowPrefix(namespace, flowId) : ExecutionIndex.BY_TIME;
+    }
+
+    private static String first(Map<String, List<String>> query, String name) {
+        List<String> values = query.get(name);
+        return values == null || values.isEmpty() || values.getFirst().isBlank() ? null : values.getFirst();
+    }
+
+    private static int number(Map<String, List<String>> query, String name, int fallback, int min, int max) {
+        String value = first(query, name);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            int number = Integer.parseInt(value.trim());
+            if (number < min || number > max) {
+                throw new NumberFormatException();
+            }
+            return number;
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest("Query parameter '" + name + "' must be a number from " + min
+                    + (max == Integer.MAX_VALUE ? "" : " to " + max) + ", got '" + value + "'");
+        }
+    }
+}
