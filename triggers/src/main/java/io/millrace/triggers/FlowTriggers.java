@@ -94,9 +94,11 @@ final class FlowTriggers implements AutoCloseable {
             while (!closed) {
                 var sends = new ArrayList<Future<RecordMetadata>>();
                 var records = consumer.poll(Duration.ofMillis(200));
+                List<Target> current = targets;
                 for (ConsumerRecord<String, byte[]> record : records) {
-                    if (record.value() != null && !SnapshotKeys.isRun(record.key())) {
-                        ended(Topics.SNAPSHOT_SERDE.decode(record.value()).getExecution(), sends);
+                    // no Flow trigger anywhere: nothing to decode
+                    if (!current.isEmpty() && record.value() != null && !SnapshotKeys.isRun(record.key())) {
+                        ended(Topics.SNAPSHOT_SERDE.decode(record.value()).getExecution(), current, sends);
                     }
                 }
                 for (Future<RecordMetadata> send : sends) {
@@ -115,7 +117,7 @@ final class FlowTriggers implements AutoCloseable {
         }
     }
 
-    private void ended(ExecutionRecord execution, List<Future<RecordMetadata>> sends) {
+    private void ended(ExecutionRecord execution, List<Target> targets, List<Future<RecordMetadata>> sends) {
         String state = execution.getState().name();
         if (!TERMINAL.contains(state)) {
             return;
