@@ -7,12 +7,15 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 
 /**
  * Kestra's serde types for what a Kafka trigger reads: a record's key or value bytes to the value its execution sees
  * as {@code trigger.key} / {@code trigger.value}. Numbers are Kafka's big-endian encodings, JSON becomes maps, lists
- * and scalars, bytes become base64 text. Bytes that do not fit their type throw {@link SerdeException}.
+ * and scalars, bytes become base64 text, AVRO is Confluent's wire format read with the writer schema from a schema
+ * registry ({@link AvroDeserializer}). Bytes that do not fit their type throw {@link SerdeException}; a lookup a type
+ * needs that fails for reasons outside the record (a schema registry down) throws {@link LookupException}.
  */
 final class Deserializers {
     private Deserializers() {
@@ -25,12 +28,23 @@ final class Deserializers {
         }
     }
 
-    @FunctionalInterface
-    interface Deserializer {
-        Object read(byte[] bytes) throws SerdeException;
+    /**
+     * What a deserializer needed to read a record could not be looked up (a schema registry unreachable, or answering
+     * with an error): not the record's fault, so it is not a serde error; the trigger reads the record again later.
+     */
+    static final class LookupException extends Exception {
+        LookupException(String message) {
+            super(message);
+        }
     }
 
-    static Deserializer of(String type) {
+    @FunctionalInterface
+    interface Deserializer {
+        Object read(byte[] bytes) throws SerdeException, LookupException;
+    }
+
+    /** The deserializer of a serde type; AVRO reads the schemas of the registry {@code serdeProperties} name. */
+    static Deserializer of(String type, Map<?, ?> serdeProperties, SchemaRegistries registries) {
         String name = type == null ? "STRING" : type.toUpperCase(Locale.ROOT);
         return switch (name) {
             case "STRING" -> bytes -> bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
@@ -42,6 +56,7 @@ final class Deserializers {
             case "DOUBLE" -> bytes -> bytes == null ? null : fixed(bytes, 8, name).getDouble();
             case "UUID" -> Deserializers::uuid;
             case "BYTES", "BYTE_ARRAY", "BYTE_BUFFER" -> bytes -> bytes == null ? null : Base64.getEncoder().encodeToString(bytes);
+            case "AVRO" -> new AvroDeserializer(registries, SchemaRegistries.Registry.of(serdeProperties));
             case "VOID" -> bytes -> {
                 if (bytes != null) {
                     throw new SerdeException("Expected no data for VOID, but got " + bytes.length + " bytes");

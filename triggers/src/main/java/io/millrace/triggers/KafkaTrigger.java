@@ -48,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * are read again and their creates, same ids, are duplicates the executor ignores. So each record starts exactly one
  * execution. A record whose key or value does not read as the trigger's serde type follows {@code onSerdeError}
  * (SKIPPED, the default: counted and logged; DLQ: copied as it came to the named topic on the trigger's cluster, with
- * the error in a header) and never stops the trigger. If Kafka fails, the consumer starts again from the last commit.
+ * the error in a header) and never stops the trigger. If Kafka fails, or a deserializer cannot look up what it needs
+ * (AVRO's schema registry is down), the consumer starts again from the last commit: the record is read again later,
+ * never skipped.
  */
 final class KafkaTrigger implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaTrigger.class);
@@ -68,14 +70,16 @@ final class KafkaTrigger implements AutoCloseable {
     private volatile boolean closed;
     private Producer<byte[], byte[]> deadLetters;
 
-    KafkaTrigger(FlowTrigger target, Producer<String, byte[]> commands, String commandsTopic, TriggerMetrics metrics) {
+    KafkaTrigger(FlowTrigger target, Producer<String, byte[]> commands, String commandsTopic, TriggerMetrics metrics,
+            SchemaRegistries registries) {
         this.target = target;
         this.commands = commands;
         this.commandsTopic = commandsTopic;
         this.metrics = metrics;
         TriggerDef trigger = target.trigger();
-        this.keys = Deserializers.of(trigger.text("keyDeserializer"));
-        this.values = Deserializers.of(trigger.text("valueDeserializer"));
+        Map<?, ?> serdeProperties = trigger.properties().get("serdeProperties") instanceof Map<?, ?> given ? given : Map.of();
+        this.keys = Deserializers.of(trigger.text("keyDeserializer"), serdeProperties, registries);
+        this.values = Deserializers.of(trigger.text("valueDeserializer"), serdeProperties, registries);
         this.onSerdeError = trigger.properties().get("onSerdeError") instanceof Map<?, ?> onError
                 && "DLQ".equalsIgnoreCase(String.valueOf(onError.get("type"))) ? String.valueOf(onError.get("topic")) : null;
         this.thread = Thread.ofPlatform().name("millrace-trigger-" + target.key()).unstarted(this::run);
@@ -137,6 +141,10 @@ final class KafkaTrigger implements AutoCloseable {
                 unreadable++;
                 unreadable(record, e, sends);
                 continue;
+            } catch (Deserializers.LookupException e) {
+                // not the record's fault: read it again from the last commit
+                throw new Deserializers.LookupException("Reading " + record.topic() + "-" + record.partition() + "@"
+                        + record.offset() + ": " + e.getMessage());
             }
             String id = TriggerIds.of("kafka", target.namespace(), target.flowId(), target.trigger().id(), record.topic(),
                     Integer.toString(record.partition()), Long.toString(record.offset()), Long.toString(record.timestamp()));
@@ -154,7 +162,8 @@ final class KafkaTrigger implements AutoCloseable {
     }
 
     /** Kestra's variables of a record: key and value (absent when null), topic, partition, offset, timestamp, headers. */
-    private Map<String, Object> variables(ConsumerRecord<byte[], byte[]> record) throws Deserializers.SerdeException {
+    private Map<String, Object> variables(ConsumerRecord<byte[], byte[]> record)
+            throws Deserializers.SerdeException, Deserializers.LookupException {
         var variables = new LinkedHashMap<String, Object>();
         Object key = keys.read(record.key());
         Object value = values.read(record.value());

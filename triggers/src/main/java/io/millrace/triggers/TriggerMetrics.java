@@ -25,7 +25,7 @@ final class TriggerMetrics {
 
     void restarted(FlowTrigger trigger) {
         Counter.builder("millrace.trigger.restarts")
-                .description("Times a trigger failed (Kafka unreachable, a send that failed) and started again")
+                .description("Times a trigger failed (Kafka or a schema registry unreachable, a send that failed) and started again")
                 .tag("type", trigger.trigger().type())
                 .register(registry).increment();
     }

@@ -58,6 +58,7 @@ public final class Triggers implements AutoCloseable {
     private final Thread watcher;
     private final KafkaStreams schedules;
     private final FlowTriggers flowTriggers;
+    private final SchemaRegistries registries = new SchemaRegistries();
     private volatile boolean closed;
 
     private Triggers(MillraceConfig config, MeterRegistry registry) {
@@ -198,7 +199,7 @@ public final class Triggers implements AutoCloseable {
         wanted.forEach((key, target) -> {
             if (!running.containsKey(key)) {
                 LOG.info("Starting trigger {} ({})", key, target.trigger().type());
-                var trigger = new KafkaTrigger(target, commands, topics.commands().name(), metrics);
+                var trigger = new KafkaTrigger(target, commands, topics.commands().name(), metrics, registries);
                 running.put(key, trigger);
                 runningAs.put(key, target);
                 trigger.start();
@@ -219,6 +220,7 @@ public final class Triggers implements AutoCloseable {
         flowTriggers.close();
         running.values().forEach(KafkaTrigger::close);
         running.clear();
+        registries.close();
         flows.close(Duration.ofSeconds(5));
         commands.close(Duration.ofSeconds(5));
     }

@@ -1,6 +1,8 @@
 package io.millrace.core.flow;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -130,15 +132,19 @@ final class TriggerParser {
                 problems.add("Expected " + where + ".topicPattern to be a regular expression: " + e.getDescription());
             }
         }
+        boolean avro = false;
         for (String name : List.of("keyDeserializer", "valueDeserializer")) {
             String serde = node.path(name).asText("STRING");
             if (!TriggerTypes.DESERIALIZERS.contains(serde.toUpperCase(Locale.ROOT))) {
                 problems.add("Unsupported " + name + " '" + serde + "' at " + where + "; supported: "
                         + new TreeSet<>(TriggerTypes.DESERIALIZERS));
             }
+            avro |= serde.equalsIgnoreCase("AVRO");
         }
         if (node.has("serdeProperties") && !node.path("serdeProperties").isObject()) {
             problems.add("Expected " + where + ".serdeProperties to be a mapping");
+        } else if (avro) {
+            schemaRegistry(node.path("serdeProperties"), where);
         }
         JsonNode onError = node.path("onSerdeError");
         if (!onError.isMissingNode()) {
@@ -156,6 +162,38 @@ final class TriggerParser {
                 problems.add("Expected " + where + ".since to be a date and time with an offset, such as "
                         + "2026-01-01T00:00:00Z, but was '" + node.path("since").asText() + "'");
             }
+        }
+    }
+
+    /** AVRO reads each record's writer schema from the Confluent-compatible registry {@code serdeProperties} name. */
+    private void schemaRegistry(JsonNode serde, String where) {
+        String at = where + ".serdeProperties";
+        JsonNode url = serde.path("schema.registry.url");
+        if (!url.isTextual()) {
+            problems.add("Expected " + at + " to name the schema registry of AVRO records as 'schema.registry.url'");
+        } else if (!httpUrl(url.asText())) {
+            problems.add("Expected " + at + ".schema.registry.url to be one http(s) URL, but was '" + url.asText() + "'");
+        } else if (URI.create(url.asText()).getRawUserInfo() != null) {
+            problems.add("Expected " + at + ".schema.registry.url without credentials: give them as basic.auth.user.info");
+        }
+        JsonNode userInfo = serde.path("basic.auth.user.info");
+        if (!userInfo.isMissingNode() && !(userInfo.isTextual() && userInfo.asText().indexOf(':') > 0)) {
+            problems.add("Expected " + at + ".basic.auth.user.info to be 'user:password'");
+        }
+        JsonNode source = serde.path("basic.auth.credentials.source");
+        if (!source.isMissingNode() && !source.asText().equalsIgnoreCase("USER_INFO")) {
+            problems.add("Unsupported basic.auth.credentials.source '" + source.asText() + "' at " + at
+                    + "; supported: USER_INFO");
+        }
+    }
+
+    private static boolean httpUrl(String text) {
+        try {
+            URI uri = new URI(text);
+            return ("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))
+                    && uri.getHost() != null;
+        } catch (URISyntaxException e) {
+            return false;
         }
     }
 

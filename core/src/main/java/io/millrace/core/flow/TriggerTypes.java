@@ -24,9 +24,12 @@ public final class TriggerTypes {
                     "recoverMissedSchedules")),
             FLOW, new TaskTypes.TypeSpec(Set.of(), Set.of("conditions", "states", "inputs")));
 
-    /** Kestra's serde types a Kafka trigger reads; AVRO and PROTOBUF are not read yet. */
+    /**
+     * Kestra's serde types a Kafka trigger reads; PROTOBUF is not read yet. AVRO reads Confluent's wire format, with
+     * the schemas of the registry its {@code serdeProperties} name.
+     */
     public static final Set<String> DESERIALIZERS = Set.of("STRING", "JSON", "INTEGER", "LONG", "SHORT", "FLOAT", "DOUBLE",
-            "UUID", "BYTES", "BYTE_ARRAY", "BYTE_BUFFER", "VOID");
+            "UUID", "BYTES", "BYTE_ARRAY", "BYTE_BUFFER", "VOID", "AVRO");
 
     /** Kestra trigger types not run yet, and why a flow using one is refused. */
     static final Map<String, String> NOT_YET = Map.of(

@@ -606,6 +606,93 @@ class FlowParserTest {
         }
 
         @Test
+        void shouldAcceptAvroWithTheSchemaRegistryItsSerdePropertiesName() throws Exception {
+            // given: Confluent's names for the registry and its credentials
+            String yaml = """
+                    id: avro-orders
+                    namespace: company.team
+                    triggers:
+                      - id: orders
+                        type: io.kestra.plugin.kafka.RealtimeTrigger
+                        topic: orders
+                        properties: {bootstrap.servers: "localhost:9092"}
+                        groupId: g
+                        keyDeserializer: STRING
+                        valueDeserializer: avro
+                        serdeProperties:
+                          schema.registry.url: https://registry.example.com:8081/base
+                          basic.auth.credentials.source: USER_INFO
+                          basic.auth.user.info: "reader:s3cr:et"
+                    tasks:
+                      - {id: a, type: log, message: "{{ trigger.value }}"}
+                    """;
+
+            // when
+            Flow flow = parser.parse(yaml);
+
+            // then
+            assertThat(flow.triggers().getFirst().properties().get("serdeProperties")).isEqualTo(Map.of(
+                    "schema.registry.url", "https://registry.example.com:8081/base",
+                    "basic.auth.credentials.source", "USER_INFO",
+                    "basic.auth.user.info", "reader:s3cr:et"));
+        }
+
+        @Test
+        void shouldNameWhatIsWrongWithTheSchemaRegistryOfAnAvroTrigger() {
+            // given: no registry; a registry that is not http(s); credentials in the URL; auth Millrace does not send
+            String yaml = """
+                    id: bad-avro
+                    namespace: io.millrace.tests
+                    triggers:
+                      - id: none
+                        type: io.kestra.plugin.kafka.RealtimeTrigger
+                        topic: a
+                        properties: {bootstrap.servers: "localhost:9092"}
+                        groupId: g
+                        keyDeserializer: AVRO
+                      - id: ftp
+                        type: io.kestra.plugin.kafka.RealtimeTrigger
+                        topic: a
+                        properties: {bootstrap.servers: "localhost:9092"}
+                        groupId: g
+                        valueDeserializer: AVRO
+                        serdeProperties: {schema.registry.url: "ftp://registry:21", basic.auth.user.info: "nopassword"}
+                      - id: inline
+                        type: io.kestra.plugin.kafka.RealtimeTrigger
+                        topic: a
+                        properties: {bootstrap.servers: "localhost:9092"}
+                        groupId: g
+                        valueDeserializer: AVRO
+                        serdeProperties:
+                          schema.registry.url: "http://user:pw@registry:8081"
+                          basic.auth.credentials.source: SASL_INHERIT
+                      - id: json
+                        type: io.kestra.plugin.kafka.RealtimeTrigger
+                        topic: a
+                        properties: {bootstrap.servers: "localhost:9092"}
+                        groupId: g
+                        valueDeserializer: JSON
+                    tasks:
+                      - {id: a, type: log, message: m}
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then: each is named where it is; a trigger without AVRO needs no registry
+            assertThat(problems).containsExactlyInAnyOrder(
+                    "Expected triggers[0] (trigger 'none').serdeProperties to name the schema registry of AVRO records as "
+                            + "'schema.registry.url'",
+                    "Expected triggers[1] (trigger 'ftp').serdeProperties.schema.registry.url to be one http(s) URL, but was "
+                            + "'ftp://registry:21'",
+                    "Expected triggers[1] (trigger 'ftp').serdeProperties.basic.auth.user.info to be 'user:password'",
+                    "Expected triggers[2] (trigger 'inline').serdeProperties.schema.registry.url without credentials: give "
+                            + "them as basic.auth.user.info",
+                    "Unsupported basic.auth.credentials.source 'SASL_INHERIT' at triggers[2] (trigger 'inline')"
+                            + ".serdeProperties; supported: USER_INFO");
+        }
+
+        @Test
         void shouldNameEveryProblemOfEachTriggerAndWhereItIs() {
             // given
             String yaml = """
