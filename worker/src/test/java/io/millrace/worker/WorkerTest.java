@@ -4,6 +4,7 @@ import static io.millrace.worker.WorkerTestSupport.dispatch;
 import static io.millrace.worker.WorkerTestSupport.finalResult;
 import static io.millrace.worker.WorkerTestSupport.task;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.command.TaskResult;
@@ -13,10 +14,22 @@ import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import io.millrace.worker.WorkerTestSupport.ResultReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 class WorkerTest {
@@ -67,6 +80,48 @@ class WorkerTest {
             assertThat(brokenResult.error()).contains("Task 'broken'", "format", "missing");
             assertThat(brokenResult.outputs()).isEmpty();
         }
+    }
+
+    @Test
+    void shouldRunAKafkaProduceTaskWhoseRecordsAPlainConsumerReads() throws Exception {
+        // given
+        MillraceConfig config = WorkerTestSupport.config(4);
+        String topic = "produced-" + UUID.randomUUID().toString().substring(0, 8);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        WorkerTaskRecord produce = task("exec-p", "emit", "kafka-produce", Map.of(
+                "properties", Map.of("bootstrap.servers", config.bootstrapServers()),
+                "topic", topic,
+                "valueSerializer", "JSON",
+                "from", List.of(
+                        Map.of("key", "{{ inputs.name }}", "value", Map.of("n", 1), "headers", Map.of("via", "millrace")),
+                        Map.of("key", "second", "value", List.of("a", "b")))),
+                Map.of("inputs", Map.of("name", "Millrace")), LONG_LEASE);
+
+        // when
+        List<ConsumerRecord<String, String>> read = new ArrayList<>();
+        TaskResult result;
+        try (Worker worker = Worker.start(config); var results = new ResultReader(config)) {
+            dispatch(config, produce);
+            result = finalResult(results.awaitFinal("exec-p-emit"), "exec-p-emit");
+        }
+        try (var consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), new StringDeserializer(), new StringDeserializer())) {
+            consumer.assign(List.of(new TopicPartition(topic, 0)));
+            consumer.seekToBeginning(consumer.assignment());
+            long deadline = System.nanoTime() + WorkerTestSupport.TIMEOUT.toNanos();
+            while (read.size() < 2 && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(100)).forEach(read::add);
+            }
+        }
+
+        // then
+        assertThat(result.state()).isEqualTo(State.SUCCESS);
+        assertThat(result.outputs()).containsExactly(Map.entry("messagesCount", 2));
+        assertThat(read).extracting(ConsumerRecord::key, ConsumerRecord::value)
+                .containsExactly(tuple("Millrace", "{\"n\":1}"), tuple("second", "[\"a\",\"b\"]"));
+        assertThat(new String(read.getFirst().headers().lastHeader("via").value(), StandardCharsets.UTF_8)).isEqualTo("millrace");
     }
 
     @Test

@@ -17,6 +17,7 @@ public final class TaskTypes {
     public static final String TRANSFORM_VALUE = "io.kestra.plugin.transform.jsonata.TransformValue";
     public static final String FAIL = "io.kestra.plugin.core.execution.Fail";
     public static final String HTTP_REQUEST = "io.kestra.plugin.core.http.Request";
+    public static final String KAFKA_PRODUCE = "io.kestra.plugin.kafka.Produce";
 
     public static final String SEQUENTIAL = "io.kestra.plugin.core.flow.Sequential";
     public static final String PARALLEL = "io.kestra.plugin.core.flow.Parallel";
@@ -28,7 +29,8 @@ public final class TaskTypes {
     public static final String ALLOW_FAILURE = "io.kestra.plugin.core.flow.AllowFailure";
 
     /** Every worker type, by its canonical (Kestra) name. */
-    public static final Set<String> RUNNABLE = Set.of(LOG, RETURN, OUTPUT_VALUES, SLEEP, TRANSFORM_VALUE, FAIL, HTTP_REQUEST);
+    public static final Set<String> RUNNABLE = Set.of(LOG, RETURN, OUTPUT_VALUES, SLEEP, TRANSFORM_VALUE, FAIL, HTTP_REQUEST,
+            KAFKA_PRODUCE);
 
     /** Every flowable type, by its canonical (Kestra) name. */
     public static final Set<String> FLOWABLE =
@@ -55,6 +57,7 @@ public final class TaskTypes {
         aliases.put("jsonata", TRANSFORM_VALUE);
         aliases.put("fail", FAIL);
         aliases.put("http-request", HTTP_REQUEST);
+        aliases.put("kafka-produce", KAFKA_PRODUCE);
         aliases.put("sequential", SEQUENTIAL);
         aliases.put("parallel", PARALLEL);
         aliases.put("for-each", FOR_EACH);
@@ -82,7 +85,9 @@ public final class TaskTypes {
             TRANSFORM_VALUE, new TypeSpec(Set.of("from", "expression"), Set.of("maxDepth")),
             FAIL, new TypeSpec(Set.of(), Set.of("condition", "errorMessage")),
             HTTP_REQUEST, new TypeSpec(Set.of("uri"),
-                    Set.of("method", "headers", "body", "formData", "contentType", "allowFailed", "options")));
+                    Set.of("method", "headers", "body", "formData", "contentType", "allowFailed", "options")),
+            KAFKA_PRODUCE, new TypeSpec(Set.of("properties", "from"), Set.of("topic", "keySerializer", "valueSerializer",
+                    "serdeProperties", "transactional", "keyAvroSchema", "valueAvroSchema")));
 
     /**
      * A task's time limit, an ISO-8601 duration. The worker enforces it on worker tasks, so it travels with their

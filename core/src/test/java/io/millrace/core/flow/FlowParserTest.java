@@ -242,6 +242,50 @@ class FlowParserTest {
             assertThat(tasks).extracting(t -> t.options().timeout())
                     .containsExactly(java.time.Duration.ofNanos(100_000), java.time.Duration.ofMinutes(5));
         }
+
+        @Test
+        void shouldParseAKafkaProduceTaskByItsKestraNameAndAlias() throws Exception {
+            // given: Kestra's own example, and one by alias with the other optional properties
+            String yaml = """
+                    id: kafka-producer
+                    namespace: company.team
+                    tasks:
+                      - id: kafka_producer
+                        type: io.kestra.plugin.kafka.Produce
+                        properties:
+                          bootstrap.servers: localhost:9092
+                        topic: example_topic
+                        from:
+                          key: "{{ execution.id }}"
+                          value: "Hello, World!"
+                          timestamp: "{{ execution.startDate }}"
+                          headers:
+                            x-header: some value
+                        keySerializer: STRING
+                        valueSerializer: STRING
+                        serdeProperties:
+                          schema.registry.url: http://localhost:8085
+                      - id: rows
+                        type: kafka-produce
+                        properties: {bootstrap.servers: "localhost:9092"}
+                        from:
+                          - {key: a, value: {n: 1}, topic: other, partition: 0}
+                        valueSerializer: JSON
+                        transactional: false
+                        keyAvroSchema: "{}"
+                        valueAvroSchema: "{}"
+                    """;
+
+            // when
+            List<TaskDef> tasks = parser.parse(yaml).tasks();
+
+            // then
+            assertThat(tasks).extracting(TaskDef::type).containsOnly(TaskTypes.KAFKA_PRODUCE);
+            assertThat(((WorkerTask) tasks.getFirst()).properties()).containsOnlyKeys("properties", "topic", "from",
+                    "keySerializer", "valueSerializer", "serdeProperties");
+            assertThat(((WorkerTask) tasks.get(1)).properties()).containsEntry("transactional", false)
+                    .containsEntry("from", List.of(Map.of("key", "a", "value", Map.of("n", 1), "topic", "other", "partition", 0)));
+        }
     }
 
     @Nested
@@ -401,6 +445,25 @@ class FlowParserTest {
 
             // then
             assertThat(problems).containsExactly("Unknown or unsupported property 'retries' at errors[0] (task 'b')");
+        }
+
+        @Test
+        void shouldNameWhatAKafkaProduceTaskLacks() {
+            // given
+            String yaml = """
+                    id: kafka-producer
+                    namespace: company.team
+                    tasks:
+                      - {id: p, type: kafka-produce, topic: t, acks: all}
+                    """;
+
+            // when
+            List<String> problems = problemsOf(yaml);
+
+            // then
+            assertThat(problems).containsExactlyInAnyOrder("Unknown or unsupported property 'acks' at tasks[0] (task 'p')",
+                    "Missing required property 'properties' at tasks[0] (task 'p')",
+                    "Missing required property 'from' at tasks[0] (task 'p')");
         }
 
         @Test

@@ -53,8 +53,13 @@ final class TaskProperties {
 
     /** Renders every string inside the property (maps and lists included); null if absent. */
     Object deep(String name) throws TaskException {
+        return deep(name, raw(name));
+    }
+
+    /** Renders every string inside one part of a property, {@code name} saying which (e.g. "from[2]"). */
+    Object deep(String name, Object value) throws TaskException {
         try {
-            return invocation.expressions().renderDeep(raw(name), invocation.variables());
+            return invocation.expressions().renderDeep(value, invocation.variables());
         } catch (ExpressionException e) {
             throw problem("property '" + name + "': " + e.getMessage(), e);
         }

@@ -16,7 +16,8 @@ public final class TaskRegistry {
             TaskTypes.SLEEP, new SleepTask(),
             TaskTypes.TRANSFORM_VALUE, new TransformValueTask(),
             TaskTypes.FAIL, new FailTask(),
-            TaskTypes.HTTP_REQUEST, new HttpRequestTask()));
+            TaskTypes.HTTP_REQUEST, new HttpRequestTask(),
+            TaskTypes.KAFKA_PRODUCE, new ProduceTask()));
 
     private final Map<String, RunnableTask> byCanonicalType;
 
