@@ -2,8 +2,20 @@ package io.millrace.gateway;
 
 import io.millrace.serdes.Json;
 import io.millrace.serdes.SnapshotKeys;
-import io.millrace.serdes.Topics;
+import io.millrace.serdes.AvroSerde;
 import io.millrace.serdes.avro.ExecutionRecord;
+import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.StateHistoryRecord;
+import io.millrace.serdes.avro.StateValue;
+import io.millrace.serdes.avro.TriggerRecord;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.List;
+import java.util.TreeMap;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.message.BinaryMessageDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -31,26 +43,41 @@ final class ExecutionIndex {
             String triggerId, String triggerType) {
     }
 
+    /** An execution snapshot's fields the index needs; the decoder skips the rest (task runs, inputs, outputs). */
+    private static final Schema EXECUTION = SchemaBuilder.record("ExecutionRecord").namespace(ExecutionRecord.getClassSchema().getNamespace())
+            .fields()
+            .requiredString("id").requiredString("namespace").requiredString("flowId")
+            .name("labels").type().map().values().stringType().noDefault()
+            .name("state").type(StateValue.getClassSchema()).noDefault()
+            .name("histories").type().array().items(StateHistoryRecord.getClassSchema()).noDefault()
+            .name("trigger").type().optional().type(TriggerRecord.getClassSchema())
+            .endRecord();
+    private static final BinaryMessageDecoder<GenericRecord> SUMMARIES = AvroSerde.projection(ExecutionSnapshot.getClassSchema(),
+            SchemaBuilder.record("ExecutionSnapshot").namespace(ExecutionSnapshot.getClassSchema().getNamespace()).fields()
+                    .name("execution").type(EXECUTION).noDefault().endRecord());
+
     private ExecutionIndex() {
     }
 
-    /** Indexes an execution's snapshot (run snapshots and undecodable ones are not indexed). */
+    /**
+     * Indexes an execution's snapshot (run snapshots and undecodable ones are not indexed). Only a snapshot that changes
+     * its summary (a new execution, a new state) writes: most snapshots of a running execution change only its runs.
+     */
     static void put(KeyValueStore<String, byte[]> store, String key, byte[] snapshot) {
         if (SnapshotKeys.isRun(key)) {
             return;
         }
-        ExecutionRecord execution;
+        Summary summary;
         try {
-            execution = Topics.SNAPSHOT_SERDE.decode(snapshot).getExecution();
-        } catch (RuntimeException e) {
+            summary = summary((GenericRecord) SUMMARIES.decode(snapshot).get("execution"));
+        } catch (IOException | RuntimeException e) {
             return;
         }
-        long start = execution.getHistories().isEmpty() ? 0 : execution.getHistories().getFirst().getDate().toEpochMilli();
-        var summary = new Summary(execution.getId(), execution.getNamespace(), execution.getFlowId(),
-                execution.getState().name(), start, execution.getLabels(),
-                execution.getTrigger() == null ? null : execution.getTrigger().getId(),
-                execution.getTrigger() == null ? null : execution.getTrigger().getType());
         byte[] value = Json.write(summary).getBytes(StandardCharsets.UTF_8);
+        if (java.util.Arrays.equals(value, store.get(BY_ID + key))) {
+            return;
+        }
+        long start = summary.start();
         store.put(BY_ID + key, value);
         store.put(BY_FLOW + summary.namespace() + "/" + summary.flowId() + "/" + order(start) + "/" + key, value);
         store.put(BY_TIME + order(start) + "/" + key, value);
@@ -77,6 +104,18 @@ final class ExecutionIndex {
                 }
             }
         }
+    }
+
+    private static Summary summary(GenericRecord execution) {
+        List<?> histories = (List<?>) execution.get("histories");
+        Object date = histories.isEmpty() ? null : ((GenericRecord) histories.getFirst()).get("date");
+        long start = date instanceof Instant instant ? instant.toEpochMilli() : date == null ? 0 : ((Number) date).longValue();
+        var labels = new TreeMap<String, String>();
+        ((Map<?, ?>) execution.get("labels")).forEach((k, v) -> labels.put(k.toString(), v.toString()));
+        var trigger = (GenericRecord) execution.get("trigger");
+        return new Summary(execution.get("id").toString(), execution.get("namespace").toString(),
+                execution.get("flowId").toString(), execution.get("state").toString(), start, labels,
+                trigger == null ? null : trigger.get("id").toString(), trigger == null ? null : trigger.get("type").toString());
     }
 
     static String flowPrefix(String namespace, String flowId) {
