@@ -73,8 +73,8 @@ final class FlowService {
         }
         deploying.lock();
         try {
-            Optional<FlowRecord> latest = latest(flow.namespace(), flow.id());
-            if (latest.isPresent() && latest.get().getSource().equals(yaml)) {
+            Optional<FlowRecord> latest = latestRevision(flow.namespace(), flow.id());
+            if (latest.isPresent() && !latest.get().getDeleted() && latest.get().getSource().equals(yaml)) {
                 return new Deployed(flow.namespace(), flow.id(), latest.get().getRevision());
             }
             int revision = latest.map(r -> r.getRevision() + 1).orElse(1);
@@ -95,7 +95,29 @@ final class FlowService {
         }
     }
 
+    /**
+     * Deletes a flow: a new revision that says so, keeping its last source; its triggers stop and nothing starts it.
+     * Executions already running finish on their revision. Posting the flow again brings it back, as a new revision.
+     */
+    void delete(String namespace, String id) {
+        deploying.lock();
+        try {
+            FlowRecord latest = latest(namespace, id)
+                    .orElseThrow(() -> ApiException.notFound("Flow '" + Flow.key(namespace, id) + "' not found"));
+            FlowRecord deletion = FlowMapper.deletion(latest, clock.instant().truncatedTo(ChronoUnit.MILLIS));
+            publisher.publishFlow(deletion);
+            overlay.remember(deletion);
+        } finally {
+            deploying.unlock();
+        }
+    }
+
+    /** The latest revision of a flow that exists (not deleted). */
     Optional<FlowRecord> latest(String namespace, String id) {
+        return latestRevision(namespace, id).filter(record -> !record.getDeleted());
+    }
+
+    private Optional<FlowRecord> latestRevision(String namespace, String id) {
         return overlay.latest(namespace, id, stored.latest(namespace, id));
     }
 

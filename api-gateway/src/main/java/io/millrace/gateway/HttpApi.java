@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
  * GET  /health                                   200 {"status":"UP"} | 503
  * POST /api/v1/flows                  (YAML)     200 {namespace,id,revision} | 400
  * GET  /api/v1/flows/{namespace}/{id}            200 {namespace,id,revision,source} | 404
+ * DELETE /api/v1/flows/{namespace}/{id}          204 | 404   (a revision that deletes it; its triggers stop)
  * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra)
  * POST /api/v1/executions/{namespace}/{flowId}   200 | 202 (wait timed out) | 400 | 404 | 409 (flow disabled)
  * GET|POST|PUT /api/v1/executions/webhook/{namespace}/{flowId}/{key}
@@ -71,6 +72,10 @@ final class HttpApi {
             FlowService.Deployed deployed = flows.deploy(ctx.body());
             ctx.json(Json.MAPPER.createObjectNode()
                     .put("namespace", deployed.namespace()).put("id", deployed.id()).put("revision", deployed.revision()));
+        });
+        app.delete("/api/v1/flows/{namespace}/{id}", ctx -> {
+            flows.delete(ctx.pathParam("namespace"), ctx.pathParam("id"));
+            ctx.status(204);
         });
         app.get("/api/v1/flows/{namespace}/{id}", ctx -> {
             String namespace = ctx.pathParam("namespace");

@@ -51,6 +51,6 @@ class FlowOverlayTest {
     }
 
     private static FlowRecord flow(int revision) {
-        return new FlowRecord("ns", "f", revision, "id: f", Instant.EPOCH);
+        return new FlowRecord("ns", "f", revision, "id: f", Instant.EPOCH, false);
     }
 }

@@ -142,6 +142,33 @@ class GatewayIntegrationTest {
     }
 
     @Test
+    void shouldDeleteAFlowSoThatNothingStartsItUntilItIsPostedAgain() {
+        // given
+        String yaml = "id: deleted\nnamespace: " + NAMESPACE + "\n"
+                + "triggers:\n  - {id: h, type: io.kestra.plugin.core.trigger.Webhook, key: k}\n"
+                + "tasks:\n  - {id: t, type: log, message: m}\n";
+        api.post("/api/v1/flows", yaml);
+        String flow = "/api/v1/flows/" + NAMESPACE + "/deleted";
+
+        // when
+        var deleted = api.delete(flow);
+
+        // then: gone for reads, starts and webhooks; deleting again is a 404
+        assertThat(deleted.status()).isEqualTo(204);
+        assertThat(api.get(flow).status()).isEqualTo(404);
+        assertThat(api.post("/api/v1/executions/" + NAMESPACE + "/deleted", "").status()).isEqualTo(404);
+        assertThat(api.post("/api/v1/executions/webhook/" + NAMESPACE + "/deleted/k", "").status()).isEqualTo(404);
+        assertThat(api.delete(flow).status()).isEqualTo(404);
+
+        // when: posted again, the same source
+        var again = api.post("/api/v1/flows", yaml);
+
+        // then: a new revision after the one that deleted it
+        assertThat(again.json().path("revision").asInt()).isEqualTo(3);
+        assertThat(api.get(flow).json().path("revision").asInt()).isEqualTo(3);
+    }
+
+    @Test
     void shouldAnswer409ForADisabledFlow() {
         // given
         api.post("/api/v1/flows", "id: switched-off\nnamespace: " + NAMESPACE + "\ndisabled: true\n"

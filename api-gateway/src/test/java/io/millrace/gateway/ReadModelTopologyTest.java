@@ -87,8 +87,8 @@ class ReadModelTopologyTest {
         KeyValueStore<String, FlowRecord> store = driver.getKeyValueStore(ReadModelTopology.FLOWS_STORE);
 
         // when
-        input.pipeInput("ns/f@00000001", new FlowRecord("ns", "f", 1, "a", Instant.EPOCH));
-        input.pipeInput("ns/f@00000002", new FlowRecord("ns", "f", 2, "b", Instant.EPOCH));
+        input.pipeInput("ns/f@00000001", new FlowRecord("ns", "f", 1, "a", Instant.EPOCH, false));
+        input.pipeInput("ns/f@00000002", new FlowRecord("ns", "f", 2, "b", Instant.EPOCH, false));
 
         // then
         assertThat(store.get("ns/f@00000001").getSource()).isEqualTo("a");

@@ -30,13 +30,22 @@ public final class FlowMapper {
     }
 
     public static FlowRecord toRecord(Flow flow, Instant createdAt) {
-        return new FlowRecord(flow.namespace(), flow.id(), flow.revision(), flow.source(), createdAt);
+        return new FlowRecord(flow.namespace(), flow.id(), flow.revision(), flow.source(), createdAt, false);
     }
 
-    /** Re-parses a stored revision; a record that no longer parses is a bug or a corrupted topic. */
+    /** The revision after {@code latest} that deletes the flow. */
+    public static FlowRecord deletion(FlowRecord latest, Instant at) {
+        return new FlowRecord(latest.getNamespace(), latest.getId(), latest.getRevision() + 1, latest.getSource(), at, true);
+    }
+
+    /**
+     * Re-parses a stored revision; a record that no longer parses is a bug or a corrupted topic. A deleting revision
+     * reads as the flow disabled: nothing starts it any more, and its triggers stop.
+     */
     public static Flow fromRecord(FlowRecord record) {
         try {
-            return PARSER.parse(record.getSource()).withRevision(record.getRevision());
+            Flow flow = PARSER.parse(record.getSource()).withRevision(record.getRevision());
+            return record.getDeleted() ? flow.withDisabled() : flow;
         } catch (FlowValidationException e) {
             throw new IllegalStateException("Stored flow " + record.getNamespace() + "/" + record.getId()
                     + " revision " + record.getRevision() + " no longer parses: " + e.getMessage(), e);

@@ -22,4 +22,22 @@ class FlowMapperTest {
         assertThat(FlowMapper.firstKey("ns", "f")).isLessThan(nine);
         assertThat(FlowMapper.lastKey("ns", "f")).isGreaterThanOrEqualTo(FlowMapper.key("ns", "f", 99_999_999));
     }
+
+    @Test
+    void shouldReadARevisionThatDeletesTheFlowAsTheFlowDisabled() throws Exception {
+        // given
+        var flow = new io.millrace.core.flow.FlowParser().parse("id: f\nnamespace: ns\ntasks:\n  - {id: a, type: log, message: m}\n")
+                .withRevision(4);
+        var stored = FlowMapper.toRecord(flow, java.time.Instant.EPOCH);
+
+        // when
+        var deletion = FlowMapper.deletion(stored, java.time.Instant.EPOCH.plusSeconds(1));
+
+        // then
+        assertThat(deletion.getRevision()).isEqualTo(5);
+        assertThat(deletion.getSource()).isEqualTo(stored.getSource());
+        assertThat(FlowMapper.fromRecord(stored).disabled()).isFalse();
+        assertThat(FlowMapper.fromRecord(deletion).disabled()).isTrue();
+        assertThat(FlowMapper.fromRecord(deletion).revision()).isEqualTo(5);
+    }
 }

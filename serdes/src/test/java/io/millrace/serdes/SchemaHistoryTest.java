@@ -42,7 +42,7 @@ class SchemaHistoryTest {
             Map.entry("EventRecord", "3957e424295d61ca"),
             Map.entry("ExecutionRecord", "411a98f511d249ca"),
             Map.entry("ExecutionSnapshot", "58b870bd3597369e"),
-            Map.entry("FlowRecord", "d95ef14fd81643c9"),
+            Map.entry("FlowRecord", "6011c905a8f76a14"),
             Map.entry("LogRecord", "eeb138d409ca54b7"),
             Map.entry("OutputsRecord", "ec0943a15bc55bc7"),
             Map.entry("StoredExecution", "defbcb8d7387a5c7"),

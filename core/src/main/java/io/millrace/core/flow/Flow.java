@@ -60,6 +60,12 @@ public record Flow(
         return namespace + "/" + id;
     }
 
+    /** This revision, disabled. */
+    public Flow withDisabled() {
+        return new Flow(namespace, id, revision, labels, inputs, tasks, errors, finallyTasks, outputs, variables,
+                triggers, true, source, index);
+    }
+
     public Flow withRevision(int newRevision) {
         return new Flow(namespace, id, newRevision, labels, inputs, tasks, errors, finallyTasks, outputs, variables,
                 triggers, disabled, source, index);
