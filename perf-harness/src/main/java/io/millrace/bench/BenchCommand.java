@@ -47,7 +47,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--workload", defaultValue = "W1", description = "W1 (OutputValues, Log), W2 (JSONata, OutputValues), "
             + "W3 (Sleep 50 ms), W4 (Sleep 5 s), W5 (Kestra's loop: ForEach over 100 values, 101 task runs), "
-            + "W6 (Kestra's branches: five If, each with a Log, 10 task runs); default ${DEFAULT-VALUE}")
+            + "W6 (Kestra's branches: five If, each with a Log, 10 task runs), W7 (Kestra's realtime-kafka-json flow "
+            + "started by JSON orders on its Kafka trigger's topic); default ${DEFAULT-VALUE}")
     Workload workload;
 
     @Option(names = "--rates", split = ",", converter = RateConverter.class,
@@ -77,6 +78,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--drain", converter = DurationConverter.class,
             description = "How long to wait for a window's last executions (default 10s; 30s for W5)")
     Duration drain;
+
+    @Option(names = "--ingest", description = "Instead of a sweep: how fast a Kafka trigger turns records into create "
+            + "commands against a plain consumer on the same broker, for events of 256 B to 64 KiB on 1 and 16 partitions")
+    boolean ingest;
 
     @Option(names = "--via", defaultValue = "kafka", description = "kafka (create commands) or rest (the gateway); default ${DEFAULT-VALUE}")
     Via via;
@@ -184,6 +189,9 @@ public final class BenchCommand implements Callable<Integer> {
         }
         Path results = out != null ? out : Path.of("results", "bench-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(results);
+        if (ingest) {
+            return ingest(results, settings);
+        }
         Workload.SweepShape sweep = sweep();
         System.out.printf(Locale.ROOT, "Millrace bench: %s via %s, rates %s/s, %s a rate, %d setting(s); results in %s%n",
                 workload, via, sweep.ratesPerS().stream().map(Sweep::rate).toList(), sweep.duration(), settings.size(),
@@ -204,6 +212,33 @@ public final class BenchCommand implements Callable<Integer> {
         System.out.println();
         System.out.println(Report.markdown(all));
         System.out.println("Wrote " + results.resolve("results.md") + ", results.csv and latency.svg");
+        return 0;
+    }
+
+    /** The ingest measurement on each setting's engine (self-started, or the running one given by its API). */
+    private int ingest(Path results, List<Setting> settings) throws Exception {
+        var rows = new ArrayList<IngestBench.Row>();
+        int n = 0;
+        for (Setting setting : settings) {
+            n++;
+            if (bootstrapServers != null) {
+                if (api == null) {
+                    throw new CommandLine.ParameterException(new CommandLine(this), "--ingest against a running engine needs --api");
+                }
+                rows.addAll(IngestBench.run(bootstrapServers, api, new Topics(topicPrefix), line -> System.out.println("  " + line)));
+                continue;
+            }
+            System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
+            try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), results.resolve("logs-" + n),
+                    setting.engineSettings(topicPrefix), setting.executors())) {
+                rows.addAll(IngestBench.run(engine.bootstrapServers(), engine.api(), new Topics(topicPrefix),
+                        line -> System.out.println("  " + line)));
+            }
+        }
+        IngestBench.write(results, rows);
+        System.out.println();
+        System.out.println(IngestBench.markdown(rows));
+        System.out.println("Wrote " + results.resolve("ingest.md"));
         return 0;
     }
 
@@ -229,14 +264,19 @@ public final class BenchCommand implements Callable<Integer> {
             URI engineApi, EngineProbe probe, java.util.function.DoubleSupplier storeMb) throws Exception {
         Topics topics = new Topics(topicPrefix);
         String runId = "bench" + UUID.randomUUID().toString().substring(0, 8);
-        String flowId = deploy(servers, engineApi, topics, runId);
-        var tracker = new Tracker();
         // the engine's configuration as its processes load it (a started one inherits this environment)
         MillraceConfig engineConfig = ConfigLoader.load(System.getenv(), setting.engineSettings(topicPrefix), null);
+        String eventTopic = "test_kestra-" + runId;
+        String flowId = deploy(servers, engineApi, topics, runId, eventTopic);
+        if (workload.triggered()) {
+            TriggerStarter.prepare(servers, eventTopic, engineConfig.partitions(), "myGroup-" + runId);
+        }
+        var tracker = new Tracker();
         FloorProbe floor = FloorProbe.create(servers, topicPrefix + "bench-floor-" + runId, engineConfig.partitions(),
                 (short) 1);
         try (var watcher = new CompletionWatcher(servers, topics, tracker);
-             Starter starter = via == Via.rest ? new RestStarter(engineApi, workload, flowId, tracker)
+             Starter starter = workload.triggered() ? new TriggerStarter(servers, eventTopic, "company.team", flowId, tracker)
+                     : via == Via.rest ? new RestStarter(engineApi, workload, flowId, tracker)
                      : new KafkaStarter(servers, topics, workload, flowId, runId, tracker,
                              producerLingerMs(engineConfig))) {
             var engine = new Sweep.Engine() {
@@ -275,9 +315,17 @@ public final class BenchCommand implements Callable<Integer> {
         return told == null ? config.producerLingerMs() : Integer.parseInt(told.toString());
     }
 
-    /** Deploys the workload's flow: through the API when there is one, else on the flows topic under a run-unique id. */
-    private String deploy(String servers, URI engineApi, Topics topics, String runId) throws Exception {
+    /**
+     * Deploys the workload's flow: through the API when there is one, else on the flows topic under a run-unique id.
+     * A triggered workload's flow reads {@code eventTopic} on the engine's broker, in a group of this run.
+     */
+    private String deploy(String servers, URI engineApi, Topics topics, String runId, String eventTopic) throws Exception {
         String source = workload.source();
+        if (workload.triggered()) {
+            source = source.replace("bootstrap.servers: localhost:9092", "bootstrap.servers: " + servers)
+                    .replace("topic: test_kestra", "topic: " + eventTopic)
+                    .replace("groupId: myGroup", "groupId: myGroup-" + runId);
+        }
         if (engineApi != null) {
             try (HttpClient http = HttpClient.newHttpClient()) {
                 var response = http.send(HttpRequest.newBuilder(URI.create(engineApi.toString().replaceAll("/+$", "") + "/flows"))

@@ -26,7 +26,13 @@ public enum Workload {
      * Kestra's branching benchmark: five If runs, each followed by the one Log of its {@code then}, 10; the executor
      * decides an If itself, so the five Logs are the only hops to a worker, one after another.
      */
-    W6("w6", 10, 5, SweepShape.BRANCHES);
+    W6("w6", 10, 5, SweepShape.BRANCHES),
+    /**
+     * Kestra 0.22's realtime benchmark: its {@code realtime-kafka-json} flow as published (a Kafka RealtimeTrigger, the
+     * JSONata transform, OutputValues), started by JSON orders a plain producer writes to the trigger's topic; the
+     * trigger's create is one more hop before the executor's.
+     */
+    W7("realtime-kafka-json", 2, 2, SweepShape.TRIGGER);
 
     public static final String NAMESPACE = "millrace.bench";
 
@@ -73,17 +79,24 @@ public enum Workload {
      * per worker task that has to wait for the one before it, and the terminal snapshot out.
      */
     public int hops() {
-        return 2 + 2 * chainedWorkerTasks;
+        return (this == W7 ? 3 : 2) + 2 * chainedWorkerTasks;
+    }
+
+    /** True for a workload whose executions a trigger starts (the harness produces its events, not its starts). */
+    public boolean triggered() {
+        return this == W7;
     }
 
     /** The inputs of the n-th execution. */
     public Map<String, Object> inputs(long n) {
-        if (this != W2) {
-            return Map.of();
-        }
-        return Map.of("order", Map.of("order_id", n, "first_name", "Ada", "last_name", "Lovelace",
+        return this != W2 ? Map.of() : Map.of("order", order(n));
+    }
+
+    /** The n-th order of W2's input and W7's events. */
+    static Map<String, Object> order(long n) {
+        return Map.of("order_id", n, "first_name", "Ada", "last_name", "Lovelace",
                 "address", Map.of("city", "London", "country", "UK"),
-                "items", List.of(Map.of("quantity", 2, "price_per_unit", 10.5), Map.of("quantity", 1, "price_per_unit", 4))));
+                "items", List.of(Map.of("quantity", 2, "price_per_unit", 10.5), Map.of("quantity", 1, "price_per_unit", 4)));
     }
 
     /**
@@ -99,6 +112,9 @@ public enum Workload {
         static final SweepShape LOOP = new SweepShape(List.of(1.0, 2.0, 5.0, 10.0, 15.0, 20.0),
                 Duration.ofSeconds(60), Duration.ofSeconds(30));
         /** Kestra's rates per minute (100 and 800 are its published points), then on to find where it stops. */
+        /** Kestra's published rates for its realtime flow (10 to 200 records/s), then on to the 1,000/s goal and past. */
+        static final SweepShape TRIGGER = new SweepShape(List.of(10.0, 100.0, 200.0, 500.0, 1000.0, 1500.0),
+                Duration.ofSeconds(20), Duration.ofSeconds(10));
         static final SweepShape BRANCHES = new SweepShape(
                 perMinute(100, 200, 400, 800, 1_600, 3_200, 6_400), Duration.ofSeconds(60), Duration.ofSeconds(10));
 

@@ -146,8 +146,8 @@ final class KafkaTrigger implements AutoCloseable {
                 throw new Deserializers.LookupException("Reading " + record.topic() + "-" + record.partition() + "@"
                         + record.offset() + ": " + e.getMessage());
             }
-            String id = TriggerIds.of("kafka", target.namespace(), target.flowId(), target.trigger().id(), record.topic(),
-                    Integer.toString(record.partition()), Long.toString(record.offset()), Long.toString(record.timestamp()));
+            String id = TriggerIds.ofRecord(target.namespace(), target.flowId(), target.trigger().id(), record.topic(),
+                    record.partition(), record.offset(), record.timestamp());
             var create = new CreateExecution(id, target.namespace(), target.flowId(), null, Map.of(),
                     target.trigger().labels(), now, new ExecutionTrigger(target.trigger().id(), target.trigger().type(), variables));
             sends.add(commands.send(new ProducerRecord<>(commandsTopic, id,

@@ -10,8 +10,15 @@ import java.util.Base64;
  * restart, a rebalance, two instances): the executor's create of an id it has already seen is a duplicate it ignores,
  * which makes a trigger's at-least-once reading start each execution once. 22 characters, like the gateway's ids.
  */
-final class TriggerIds {
+public final class TriggerIds {
     private TriggerIds() {
+    }
+
+    /** The execution id of a Kafka trigger's record (so a benchmark can match a record with its execution). */
+    public static String ofRecord(String namespace, String flowId, String triggerId, String topic, int partition,
+            long offset, long timestamp) {
+        return of("kafka", namespace, flowId, triggerId, topic, Integer.toString(partition), Long.toString(offset),
+                Long.toString(timestamp));
     }
 
     static String of(String... parts) {

@@ -1,0 +1,182 @@
+package io.millrace.bench;
+
+import io.millrace.serdes.Topics;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * How fast a Kafka trigger turns records into executions, against what a plain consumer reads on the same broker
+ * (Feldera's method for its Kafka input): for each event size and partition count, a topic is filled first; then a
+ * plain consumer reads it all (the baseline), then a flow's RealtimeTrigger reads it from the start, and the rate is
+ * that of the create commands it writes (their timestamps, first to last), so the executor, which runs the executions
+ * meanwhile, is not what is measured. The flow's one task is disabled: each execution ends at once.
+ */
+final class IngestBench {
+    static final List<Integer> SIZES = List.of(256, 1024, 16 * 1024, 64 * 1024);
+    static final List<Integer> PARTITIONS = List.of(1, 16);
+    private static final long BYTES_PER_CASE = 128L << 20;
+    private static final int MAX_RECORDS = 100_000;
+
+    /** One case's result. */
+    record Row(int size, int partitions, int records, double rawPerS, double triggerPerS) {
+        double ratio() {
+            return triggerPerS / rawPerS;
+        }
+    }
+
+    private IngestBench() {
+    }
+
+    static List<Row> run(String servers, URI api, Topics topics, Consumer<String> out) throws Exception {
+        var rows = new ArrayList<Row>();
+        for (int partitions : PARTITIONS) {
+            for (int size : SIZES) {
+                int records = (int) Math.min(MAX_RECORDS, BYTES_PER_CASE / size);
+                String run = "ingest" + UUID.randomUUID().toString().substring(0, 8);
+                String topic = run + "-events";
+                fill(servers, topic, partitions, size, records);
+                double raw = rawConsumer(servers, topic, records);
+                double trigger = trigger(servers, api, topics, run, topic, records);
+                var row = new Row(size, partitions, records, raw, trigger);
+                rows.add(row);
+                out.accept(String.format(Locale.ROOT, "ingest %6d B x %2d partitions, %6d records: raw consumer %9.0f/s, "
+                        + "trigger %8.0f/s, ratio %.2f", size, partitions, records, raw, trigger, row.ratio()));
+            }
+        }
+        return rows;
+    }
+
+    private static void fill(String servers, String topic, int partitions, int size, int records) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers))) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        }
+        try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers,
+                ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
+                ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 << 20), new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>(topic, null, event(i, size)));
+            }
+            producer.flush();
+        }
+    }
+
+    /** A JSON order of {@code size} bytes. */
+    static byte[] event(int n, int size) {
+        String head = "{\"order_id\": " + n + ", \"pad\": \"";
+        char[] pad = new char[Math.max(0, size - head.length() - 2)];
+        Arrays.fill(pad, 'x');
+        return (head + new String(pad) + "\"}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static double rawConsumer(String servers, String topic, int records) {
+        try (var consumer = new KafkaConsumer<>(Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers,
+                ConsumerConfig.GROUP_ID_CONFIG, topic + "-raw", ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long read = 0;
+            long first = 0;
+            while (read < records) {
+                var batch = consumer.poll(Duration.ofMillis(200));
+                if (!batch.isEmpty() && first == 0) {
+                    first = System.nanoTime();
+                }
+                read += batch.count();
+            }
+            return records / ((System.nanoTime() - first) / 1e9);
+        }
+    }
+
+    /** Deploys a flow triggered by the topic, then times the create commands it writes (first to last). */
+    private static double trigger(String servers, URI api, Topics topics, String run, String topic, int records)
+            throws Exception {
+        try (var commands = new KafkaConsumer<>(Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers),
+                new StringDeserializer(), new ByteArrayDeserializer())) {
+            var partitions = commands.partitionsFor(topics.commands().name()).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            commands.assign(partitions);
+            commands.seekToEnd(partitions);
+            partitions.forEach(commands::position);
+            deploy(api, run, topic, servers);
+            long seen = 0;
+            long first = Long.MAX_VALUE;
+            long last = 0;
+            long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+            while (seen < records && System.nanoTime() < deadline) {
+                for (var record : commands.poll(Duration.ofMillis(200))) {
+                    seen++;
+                    first = Math.min(first, record.timestamp());
+                    last = Math.max(last, record.timestamp());
+                }
+            }
+            if (seen < records) {
+                throw new IllegalStateException("The trigger wrote " + seen + " of " + records + " creates in 10 minutes");
+            }
+            return records / (Math.max(1, last - first) / 1e3);
+        }
+    }
+
+    private static void deploy(URI api, String run, String topic, String servers) throws Exception {
+        String flow = """
+                id: %s
+                namespace: millrace.bench
+                triggers:
+                  - id: events
+                    type: io.kestra.plugin.kafka.RealtimeTrigger
+                    topic: %s
+                    groupId: %s
+                    properties:
+                      bootstrap.servers: "%s"
+                      auto.offset.reset: earliest
+                tasks:
+                  - {id: noop, type: io.kestra.plugin.core.log.Log, message: x, disabled: true}
+                """.formatted(run, topic, run, servers);
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            var response = http.send(HttpRequest.newBuilder(URI.create(api.toString().replaceAll("/+$", "") + "/flows"))
+                    .header("Content-Type", "application/x-yaml").POST(HttpRequest.BodyPublishers.ofString(flow)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("Deploying the ingest flow failed: " + response.body());
+            }
+        }
+    }
+
+    static String markdown(List<Row> rows) {
+        var md = new StringBuilder("| event size | partitions | records | raw consumer records/s | trigger records/s | ratio |\n"
+                + "|---:|---:|---:|---:|---:|---:|\n");
+        for (Row row : rows) {
+            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.0f | %.2f |%n",
+                    row.size() >= 1024 ? row.size() / 1024 + " KiB" : row.size() + " B", row.partitions(), row.records(),
+                    row.rawPerS(), row.triggerPerS(), row.ratio()));
+        }
+        return md.toString();
+    }
+
+    static void write(Path results, List<Row> rows) throws java.io.IOException {
+        Files.writeString(results.resolve("ingest.md"), markdown(rows));
+    }
+}
