@@ -19,12 +19,13 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Every terminal snapshot on an engine's executions topic (read committed), by execution id: the variables of the
- * trigger that started the execution, its state, and how many terminal snapshots it had (exactly-once: one).
+ * trigger that started the execution, its flow, its state, and how many terminal snapshots it had (exactly-once: one).
  */
 final class TriggerOutcomes implements AutoCloseable {
     private static final Set<String> TERMINAL = Set.of("SUCCESS", "WARNING", "FAILED", "KILLED");
 
     final Map<String, Map<String, Object>> variables = new HashMap<>();
+    final Map<String, String> flowIds = new HashMap<>();
     final Map<String, String> states = new HashMap<>();
     final Map<String, Integer> completions = new HashMap<>();
     private final KafkaConsumer<String, byte[]> consumer;
@@ -69,6 +70,7 @@ final class TriggerOutcomes implements AutoCloseable {
             String id = snapshot.getExecution().getId();
             var trigger = snapshot.getExecution().getTrigger();
             variables.put(id, trigger == null ? Map.of() : Json.readMap(trigger.getVariablesJson()));
+            flowIds.put(id, snapshot.getExecution().getFlowId());
             states.put(id, state);
             completions.merge(id, 1, Integer::sum);
         }
