@@ -41,6 +41,7 @@ public final class ConfigLoader {
             Map.entry("worker-concurrency", "256"),
             Map.entry("port", "8080"),
             Map.entry("wait-timeout", "PT60S"),
+            Map.entry("trigger-executor-backlog", "3000"),
             Map.entry("data-dir", "data"));
     private static final Set<String> KEYS = DEFAULTS.keySet();
     /** MILLRACE_ variables read by the launcher or handled apart, not settings. */
@@ -113,6 +114,7 @@ public final class ConfigLoader {
                 reader.positive("worker-concurrency"),
                 reader.port("port"),
                 reader.duration("wait-timeout"),
+                reader.nonNegativeLong("trigger-executor-backlog"),
                 Path.of(reader.text("data-dir")),
                 kafka);
     }

@@ -28,6 +28,7 @@ public record MillraceConfig(
         int workerConcurrency,
         int port,
         Duration waitTimeout,
+        long triggerExecutorBacklog,
         Path dataDir,
         Map<String, String> kafka) {
 
@@ -46,13 +47,13 @@ public record MillraceConfig(
     public MillraceConfig withBootstrapServers(String servers) {
         return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
-                retention, workerGroup, workerConcurrency, port, waitTimeout, dataDir, kafka);
+                retention, workerGroup, workerConcurrency, port, waitTimeout, triggerExecutorBacklog, dataDir, kafka);
     }
 
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
-                retention, workerGroup, workerConcurrency, port, waitTimeout, dataDir, kafka);
+                retention, workerGroup, workerConcurrency, port, waitTimeout, triggerExecutorBacklog, dataDir, kafka);
     }
 
     public boolean exactlyOnce() {

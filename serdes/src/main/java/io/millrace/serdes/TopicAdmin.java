@@ -17,7 +17,8 @@ public final class TopicAdmin {
     }
 
     /** Bootstrap servers plus the pass-through properties an admin client knows (security, timeouts), {@code admin.} ones first. */
-    static Map<String, Object> adminProperties(MillraceConfig config) {
+    /** The properties of an admin client of the engine's cluster (pass-through {@code kafka.admin.*} included). */
+    public static Map<String, Object> adminProperties(MillraceConfig config) {
         var props = KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.ADMIN, AdminClientConfig.configNames());
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         return props;

@@ -66,12 +66,37 @@ final class KafkaTrigger implements AutoCloseable {
     private final Deserializers.Deserializer values;
     private final String onSerdeError;
     private final Thread thread;
+    private final Pace pace;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private volatile boolean closed;
     private Producer<byte[], byte[]> deadLetters;
 
+    /** What paces a trigger: it reads nothing while {@link #full()}, and tells how many creates it sent. */
+    interface Pace {
+        Pace NONE = new Pace() {
+            @Override
+            public boolean full() {
+                return false;
+            }
+
+            @Override
+            public void sent(int creates) {
+            }
+        };
+
+        boolean full();
+
+        void sent(int creates);
+    }
+
     KafkaTrigger(FlowTrigger target, Producer<String, byte[]> commands, String commandsTopic, TriggerMetrics metrics,
             SchemaRegistries registries) {
+        this(target, commands, commandsTopic, metrics, registries, Pace.NONE);
+    }
+
+    KafkaTrigger(FlowTrigger target, Producer<String, byte[]> commands, String commandsTopic, TriggerMetrics metrics,
+            SchemaRegistries registries, Pace pace) {
+        this.pace = pace;
         this.target = target;
         this.commands = commands;
         this.commandsTopic = commandsTopic;
@@ -97,6 +122,12 @@ final class KafkaTrigger implements AutoCloseable {
                 consumer = consuming;
                 subscribe(consuming);
                 while (!closed) {
+                    // paused partitions keep the group membership (poll still heartbeats) but return nothing
+                    if (pace.full()) {
+                        consuming.pause(consuming.assignment());
+                    } else if (!consuming.paused().isEmpty()) {
+                        consuming.resume(consuming.paused());
+                    }
                     handle(consuming, consuming.poll(POLL));
                     backoff = Duration.ofSeconds(1);
                 }
@@ -157,6 +188,7 @@ final class KafkaTrigger implements AutoCloseable {
         for (Future<RecordMetadata> send : sends) {
             send.get();
         }
+        pace.sent(started);
         consuming.commitSync(next);
         metrics.read(target, started, unreadable, onSerdeError != null);
     }

@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * its triggers, without a restart. Every instance runs every Kafka trigger: Kafka spreads each trigger's partitions over
  * the instances through the trigger's consumer group. Schedule triggers run in a Kafka Streams application of the role
  * ({@link Schedules}), whose partitions Kafka spreads the same way, and Flow triggers on a consumer group of the
- * executions topic ({@link FlowTriggers}). Webhook triggers are served by the gateway.
+ * executions topic ({@link FlowTriggers}). Webhook triggers are served by the gateway. Kafka triggers read nothing while
+ * the executor has a backlog of commands ({@link ExecutorBacklog}), so a backlog of events never queues far ahead of
+ * other starts.
  */
 public final class Triggers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Triggers.class);
@@ -59,6 +61,7 @@ public final class Triggers implements AutoCloseable {
     private final KafkaStreams schedules;
     private final FlowTriggers flowTriggers;
     private final SchemaRegistries registries = new SchemaRegistries();
+    private final ExecutorBacklog backlog;
     private volatile boolean closed;
 
     private Triggers(MillraceConfig config, MeterRegistry registry) {
@@ -80,6 +83,7 @@ public final class Triggers implements AutoCloseable {
         this.watcher = Thread.ofPlatform().name("millrace-triggers-flows").unstarted(this::watch);
         this.schedules = new KafkaStreams(Schedules.topology(topics), Schedules.properties(config));
         this.flowTriggers = new FlowTriggers(config, commands, metrics);
+        this.backlog = new ExecutorBacklog(config);
         // a schedule's state is in Kafka: a stream thread that fails starts again from it
         schedules.setUncaughtExceptionHandler(e -> {
             LOG.error("A schedules stream thread failed; it is replaced", e);
@@ -199,7 +203,7 @@ public final class Triggers implements AutoCloseable {
         wanted.forEach((key, target) -> {
             if (!running.containsKey(key)) {
                 LOG.info("Starting trigger {} ({})", key, target.trigger().type());
-                var trigger = new KafkaTrigger(target, commands, topics.commands().name(), metrics, registries);
+                var trigger = new KafkaTrigger(target, commands, topics.commands().name(), metrics, registries, backlog);
                 running.put(key, trigger);
                 runningAs.put(key, target);
                 trigger.start();
@@ -221,6 +225,7 @@ public final class Triggers implements AutoCloseable {
         running.values().forEach(KafkaTrigger::close);
         running.clear();
         registries.close();
+        backlog.close();
         flows.close(Duration.ofSeconds(5));
         commands.close(Duration.ofSeconds(5));
     }
