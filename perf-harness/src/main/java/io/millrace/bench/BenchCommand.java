@@ -215,24 +215,20 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The ingest measurement on each setting's engine (self-started, or the running one given by its API). */
+    /** The ingest measurement on each setting's broker (a self-started engine's, or the running one's). */
     private int ingest(Path results, List<Setting> settings) throws Exception {
         var rows = new ArrayList<IngestBench.Row>();
         int n = 0;
         for (Setting setting : settings) {
             n++;
             if (bootstrapServers != null) {
-                if (api == null) {
-                    throw new CommandLine.ParameterException(new CommandLine(this), "--ingest against a running engine needs --api");
-                }
-                rows.addAll(IngestBench.run(bootstrapServers, api, new Topics(topicPrefix), line -> System.out.println("  " + line)));
+                rows.addAll(IngestBench.run(bootstrapServers, line -> System.out.println("  " + line)));
                 continue;
             }
             System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
             try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), results.resolve("logs-" + n),
                     setting.engineSettings(topicPrefix), setting.executors())) {
-                rows.addAll(IngestBench.run(engine.bootstrapServers(), engine.api(), new Topics(topicPrefix),
-                        line -> System.out.println("  " + line)));
+                rows.addAll(IngestBench.run(engine.bootstrapServers(), line -> System.out.println("  " + line)));
             }
         }
         IngestBench.write(results, rows);

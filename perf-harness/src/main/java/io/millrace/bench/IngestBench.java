@@ -1,10 +1,16 @@
 package io.millrace.bench;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.millrace.config.ConfigLoader;
+import io.millrace.config.MillraceConfig;
+import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.FlowParser;
+import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import io.millrace.triggers.Triggers;
+import java.time.Instant;
+import org.apache.kafka.common.serialization.StringSerializer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,8 +39,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * How fast a Kafka trigger turns records into executions, against what a plain consumer reads on the same broker
  * (Feldera's method for its Kafka input): for each event size and partition count, a topic is filled first; then a
  * plain consumer reads it all (the baseline), then a flow's RealtimeTrigger reads it from the start, and the rate is
- * that of the create commands it writes (their timestamps, first to last), so the executor, which runs the executions
- * meanwhile, is not what is measured. The flow's one task is disabled: each execution ends at once.
+ * that of the create commands it writes (their timestamps, first to last). The trigger runs alone: an instance of the
+ * triggers role in this JVM, under a topic prefix of its own that no executor reads, so what is measured is the
+ * trigger's intake, not the executor (whose rate the W sweeps measure).
  */
 final class IngestBench {
     static final List<Integer> SIZES = List.of(256, 1024, 16 * 1024, 64 * 1024);
@@ -52,7 +59,7 @@ final class IngestBench {
     private IngestBench() {
     }
 
-    static List<Row> run(String servers, URI api, Topics topics, Consumer<String> out) throws Exception {
+    static List<Row> run(String servers, Consumer<String> out) throws Exception {
         var rows = new ArrayList<Row>();
         for (int partitions : PARTITIONS) {
             for (int size : SIZES) {
@@ -61,7 +68,7 @@ final class IngestBench {
                 String topic = run + "-events";
                 fill(servers, topic, partitions, size, records);
                 double raw = rawConsumer(servers, topic, records);
-                double trigger = trigger(servers, api, topics, run, topic, records);
+                double trigger = trigger(servers, run, topic, records);
                 var row = new Row(size, partitions, records, raw, trigger);
                 rows.add(row);
                 out.accept(String.format(Locale.ROOT, "ingest %6d B x %2d partitions, %6d records: raw consumer %9.0f/s, "
@@ -74,6 +81,12 @@ final class IngestBench {
     private static void fill(String servers, String topic, int partitions, int size, int records) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers))) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            // a new topic's partitions get their leader a moment later: produce only to a topic that has them all
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
+                    .anyMatch(p -> p.leader() == null || p.leader().isEmpty()) && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
         }
         try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers,
                 ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
@@ -111,38 +124,42 @@ final class IngestBench {
         }
     }
 
-    /** Deploys a flow triggered by the topic, then times the create commands it writes (first to last). */
-    private static double trigger(String servers, URI api, Topics topics, String run, String topic, int records)
-            throws Exception {
+    /** Runs the triggers role on a flow triggered by the topic, then times the create commands it writes (first to last). */
+    private static double trigger(String servers, String run, String topic, int records) throws Exception {
+        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of("bootstrap-servers", servers, "topic-prefix", run + ".",
+                "state-dir", Files.createTempDirectory("millrace-ingest").toString(), "trigger-executor-backlog", "0"), null);
+        Topics topics = Topics.of(config);
+        TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands()));
         try (var commands = new KafkaConsumer<>(Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers),
                 new StringDeserializer(), new ByteArrayDeserializer())) {
             var partitions = commands.partitionsFor(topics.commands().name()).stream()
                     .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
             commands.assign(partitions);
-            commands.seekToEnd(partitions);
-            partitions.forEach(commands::position);
-            deploy(api, run, topic, servers);
-            long seen = 0;
-            long first = Long.MAX_VALUE;
-            long last = 0;
-            long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-            while (seen < records && System.nanoTime() < deadline) {
-                for (var record : commands.poll(Duration.ofMillis(200))) {
-                    seen++;
-                    first = Math.min(first, record.timestamp());
-                    last = Math.max(last, record.timestamp());
+            commands.seekToBeginning(partitions);
+            publish(servers, topics, run, topic);
+            try (Triggers triggers = Triggers.start(config, new SimpleMeterRegistry())) {
+                long seen = 0;
+                long first = Long.MAX_VALUE;
+                long last = 0;
+                long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+                while (seen < records && System.nanoTime() < deadline) {
+                    for (var record : commands.poll(Duration.ofMillis(200))) {
+                        seen++;
+                        first = Math.min(first, record.timestamp());
+                        last = Math.max(last, record.timestamp());
+                    }
                 }
+                if (seen < records) {
+                    throw new IllegalStateException("The trigger wrote " + seen + " of " + records + " creates in 10 minutes");
+                }
+                return records / (Math.max(1, last - first) / 1e3);
             }
-            if (seen < records) {
-                throw new IllegalStateException("The trigger wrote " + seen + " of " + records + " creates in 10 minutes");
-            }
-            return records / (Math.max(1, last - first) / 1e3);
         }
     }
 
-    private static void deploy(URI api, String run, String topic, String servers) throws Exception {
-        String flow = """
-                id: %s
+    private static void publish(String servers, Topics topics, String run, String topic) throws Exception {
+        Flow flow = new FlowParser().parse("""
+                id: ingest
                 namespace: millrace.bench
                 triggers:
                   - id: events
@@ -153,15 +170,12 @@ final class IngestBench {
                       bootstrap.servers: "%s"
                       auto.offset.reset: earliest
                 tasks:
-                  - {id: noop, type: io.kestra.plugin.core.log.Log, message: x, disabled: true}
-                """.formatted(run, topic, run, servers);
-        try (HttpClient http = HttpClient.newHttpClient()) {
-            var response = http.send(HttpRequest.newBuilder(URI.create(api.toString().replaceAll("/+$", "") + "/flows"))
-                    .header("Content-Type", "application/x-yaml").POST(HttpRequest.BodyPublishers.ofString(flow)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                throw new IllegalStateException("Deploying the ingest flow failed: " + response.body());
-            }
+                  - {id: noop, type: io.kestra.plugin.core.log.Log, message: x}
+                """.formatted(topic, run, servers)).withRevision(1);
+        try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers),
+                new StringSerializer(), Topics.FLOW_SERDE.serializer())) {
+            producer.send(new ProducerRecord<>(topics.flows().name(), FlowMapper.key(flow.namespace(), flow.id(), 1),
+                    FlowMapper.toRecord(flow, Instant.now()))).get();
         }
     }
 
