@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One {@code io.kestra.plugin.kafka.RealtimeTrigger} of one flow: a consumer in the trigger's {@code groupId} on the
  * cluster its {@code properties} name, starting one execution per record. Each record's execution id is derived from
- * the record (flow, trigger, topic, partition, offset, timestamp), and the group's offsets are committed only once
- * Kafka has every create command of a poll: after a crash, a restart or a rebalance the records since the last commit
+ * the record (flow, trigger, topic, partition, offset, timestamp), and the group's offsets are committed only past
+ * records whose create commands Kafka has, with those of every earlier record (see {@link #settle}): after a crash, a restart or a rebalance the records since the last commit
  * are read again and their creates, same ids, are duplicates the executor ignores. So each record starts exactly one
  * execution. A record whose key or value does not read as the trigger's serde type follows {@code onSerdeError}
  * (SKIPPED, the default: counted and logged; DLQ: copied as it came to the named topic on the trigger's cluster, with
@@ -67,6 +67,15 @@ final class KafkaTrigger implements AutoCloseable {
     private final String onSerdeError;
     private final Thread thread;
     private final Pace pace;
+    /** A poll's sends, and the offsets that follow its records. */
+    private record InFlight(List<Future<RecordMetadata>> sends, Map<TopicPartition, OffsetAndMetadata> next) {
+    }
+
+    static final int MAX_POLLS_IN_FLIGHT = 16;
+    static final Duration COMMIT_EVERY = Duration.ofMillis(100);
+    private final java.util.ArrayDeque<InFlight> inFlight = new java.util.ArrayDeque<>();
+    private final Map<TopicPartition, OffsetAndMetadata> acknowledged = new HashMap<>();
+    private long lastCommit;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private volatile boolean closed;
     private Producer<byte[], byte[]> deadLetters;
@@ -120,6 +129,8 @@ final class KafkaTrigger implements AutoCloseable {
             try (var consuming = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(),
                     new ByteArrayDeserializer())) {
                 consumer = consuming;
+                inFlight.clear();
+                acknowledged.clear();
                 subscribe(consuming);
                 while (!closed) {
                     // paused partitions keep the group membership (poll still heartbeats) but return nothing
@@ -129,6 +140,7 @@ final class KafkaTrigger implements AutoCloseable {
                         consuming.resume(consuming.paused());
                     }
                     handle(consuming, consuming.poll(POLL));
+                    settle(consuming, false);
                     backoff = Duration.ofSeconds(1);
                 }
             } catch (WakeupException e) {
@@ -153,7 +165,10 @@ final class KafkaTrigger implements AutoCloseable {
         }
     }
 
-    /** Sends a create (or a dead letter) for each record, waits until Kafka has them all, then commits the poll. */
+    /**
+     * Sends a create (or a dead letter) for each record of a poll, without waiting: the poll's offsets are committed once
+     * Kafka has its sends and those of every poll before ({@link #settle}), so reading goes on while they travel.
+     */
     private void handle(KafkaConsumer<byte[], byte[]> consuming, ConsumerRecords<byte[], byte[]> records) throws Exception {
         if (records.isEmpty()) {
             return;
@@ -185,12 +200,31 @@ final class KafkaTrigger implements AutoCloseable {
                     Topics.COMMAND_SERDE.encode(CommandMapper.toRecord(create)))));
             started++;
         }
-        for (Future<RecordMetadata> send : sends) {
-            send.get();
-        }
+        inFlight.add(new InFlight(sends, next));
         pace.sent(started);
-        consuming.commitSync(next);
         metrics.read(target, started, unreadable, onSerdeError != null);
+    }
+
+    /**
+     * Takes the polls whose sends Kafka has acknowledged, oldest first (all of them when {@code all}, waiting; and the
+     * oldest when more than {@link #MAX_POLLS_IN_FLIGHT} travel), and commits their offsets every {@link #COMMIT_EVERY}
+     * (at once when {@code all}). A send that failed throws: the consumer starts again from the last commit.
+     */
+    private void settle(KafkaConsumer<byte[], byte[]> consuming, boolean all) throws Exception {
+        while (!inFlight.isEmpty() && (all || inFlight.size() > MAX_POLLS_IN_FLIGHT
+                || inFlight.peek().sends().stream().allMatch(Future::isDone))) {
+            InFlight oldest = inFlight.poll();
+            for (Future<RecordMetadata> send : oldest.sends()) {
+                send.get();
+            }
+            acknowledged.putAll(oldest.next());
+        }
+        long now = System.nanoTime();
+        if (!acknowledged.isEmpty() && (all || now - lastCommit >= COMMIT_EVERY.toNanos())) {
+            consuming.commitSync(acknowledged);
+            acknowledged.clear();
+            lastCommit = now;
+        }
     }
 
     /** Kestra's variables of a record: key and value (absent when null), topic, partition, offset, timestamp, headers. */
@@ -243,7 +277,7 @@ final class KafkaTrigger implements AutoCloseable {
 
     private void subscribe(KafkaConsumer<byte[], byte[]> consuming) {
         Object topic = target.trigger().properties().get("topic");
-        ConsumerRebalanceListener since = sinceListener(consuming);
+        ConsumerRebalanceListener since = rebalanceListener(consuming);
         if (topic instanceof Collection<?> many) {
             consuming.subscribe(many.stream().map(String::valueOf).toList(), since);
         } else if (topic != null) {
@@ -253,12 +287,26 @@ final class KafkaTrigger implements AutoCloseable {
         }
     }
 
-    /** With {@code since}: a partition the group has no offset for yet starts at the first record from that time. */
-    private ConsumerRebalanceListener sinceListener(KafkaConsumer<byte[], byte[]> consuming) {
+    /**
+     * Before partitions go to another consumer, the sends in flight settle and their offsets are committed, so the next
+     * owner starts after them. With {@code since}: a partition the group has no offset for yet starts at the first
+     * record from that time.
+     */
+    private ConsumerRebalanceListener rebalanceListener(KafkaConsumer<byte[], byte[]> consuming) {
         String since = target.trigger().text("since");
         return new ConsumerRebalanceListener() {
             @Override
             public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                try {
+                    settle(consuming, true);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (Exception e) {
+                    // a send failed: the next owner reads again from the last commit, the ids absorb the repeats
+                    LOG.warn("Kafka trigger {} gave up partitions with sends that failed: {}", target.key(), e.toString());
+                    inFlight.clear();
+                    acknowledged.clear();
+                }
             }
 
             @Override
