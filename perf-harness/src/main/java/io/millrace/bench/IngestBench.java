@@ -49,10 +49,14 @@ final class IngestBench {
     private static final long BYTES_PER_CASE = 128L << 20;
     private static final int MAX_RECORDS = 100_000;
 
-    /** One case's result. */
-    record Row(int size, int partitions, int records, double rawPerS, double triggerPerS) {
+    /** One case's result: a plain consumer's rate, a consumer that copies each record to a topic, the trigger's. */
+    record Row(int size, int partitions, int records, double rawPerS, double copyPerS, double triggerPerS) {
         double ratio() {
             return triggerPerS / rawPerS;
+        }
+
+        double ratioToCopy() {
+            return triggerPerS / copyPerS;
         }
     }
 
@@ -68,11 +72,13 @@ final class IngestBench {
                 String topic = run + "-events";
                 fill(servers, topic, partitions, size, records);
                 double raw = rawConsumer(servers, topic, records);
+                double copy = copier(servers, topic, records);
                 double trigger = trigger(servers, run, topic, records);
-                var row = new Row(size, partitions, records, raw, trigger);
+                var row = new Row(size, partitions, records, raw, copy, trigger);
                 rows.add(row);
                 out.accept(String.format(Locale.ROOT, "ingest %6d B x %2d partitions, %6d records: raw consumer %9.0f/s, "
-                        + "trigger %8.0f/s, ratio %.2f", size, partitions, records, raw, trigger, row.ratio()));
+                        + "copy %8.0f/s, trigger %8.0f/s, ratio %.2f (to the copy %.2f)", size, partitions, records, raw,
+                        copy, trigger, row.ratio(), row.ratioToCopy()));
             }
         }
         return rows;
@@ -80,7 +86,9 @@ final class IngestBench {
 
     private static void fill(String servers, String topic, int partitions, int size, int records) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers))) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            // the copier's topic too, now: its leaders are settled when it writes
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1), new NewTopic(topic + "-copy", 4, (short) 1)))
+                    .all().get();
             // a new topic's partitions get their leader a moment later: produce only to a topic that has them all
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
@@ -123,6 +131,37 @@ final class IngestBench {
                 }
                 read += batch.count();
             }
+            return records / ((System.nanoTime() - first) / 1e9);
+        }
+    }
+
+    /**
+     * A second baseline: a consumer that writes each record's value to a topic of 4 partitions, as the trigger writes a
+     * create (idempotent, all replicas), timed from its first poll to the last acknowledgement. Every design that
+     * turns an event into a command on Kafka pays at least this.
+     */
+    private static double copier(String servers, String topic, int records) throws Exception {
+        String sink = topic + "-copy";
+        try (var consumer = new KafkaConsumer<>(Map.<String, Object>of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers,
+                ConsumerConfig.GROUP_ID_CONFIG, topic + "-copy", ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+             var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers,
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 8 << 20),
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            consumer.subscribe(List.of(topic));
+            long first = 0;
+            long read = 0;
+            while (read < records) {
+                for (var record : consumer.poll(Duration.ofMillis(200))) {
+                    if (first == 0) {
+                        first = System.nanoTime();
+                    }
+                    if (read++ < records) {
+                        producer.send(new ProducerRecord<>(sink, record.key(), record.value()));
+                    }
+                }
+            }
+            producer.flush();
             return records / ((System.nanoTime() - first) / 1e9);
         }
     }
@@ -183,12 +222,12 @@ final class IngestBench {
     }
 
     static String markdown(List<Row> rows) {
-        var md = new StringBuilder("| event size | partitions | records | raw consumer records/s | trigger records/s | ratio |\n"
-                + "|---:|---:|---:|---:|---:|---:|\n");
+        var md = new StringBuilder("| event size | partitions | records | raw consumer records/s | copy records/s "
+                + "| trigger records/s | trigger / raw | trigger / copy |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row row : rows) {
-            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.0f | %.2f |%n",
+            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.0f | %.0f | %.2f | %.2f |%n",
                     row.size() >= 1024 ? row.size() / 1024 + " KiB" : row.size() + " B", row.partitions(), row.records(),
-                    row.rawPerS(), row.triggerPerS(), row.ratio()));
+                    row.rawPerS(), row.copyPerS(), row.triggerPerS(), row.ratio(), row.ratioToCopy()));
         }
         return md.toString();
     }
