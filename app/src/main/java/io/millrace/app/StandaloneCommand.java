@@ -28,7 +28,8 @@ final class StandaloneCommand implements Callable<Integer> {
         MillraceConfig base = options.load(dataDir == null ? Map.of() : Map.of("data-dir", dataDir.toString()));
         Path data = base.dataDir().toAbsolutePath();
         System.out.println("Millrace standalone: starting Kafka (data in " + data + ")...");
-        EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(data.resolve("kafka"), kafkaPort);
+        // the users' own topics (a trigger's, a producer's) appear on first use, as with Kafka's defaults
+        EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(data.resolve("kafka"), kafkaPort, true);
         Engine engine;
         try {
             MillraceConfig config = base.withBootstrapServers(broker.bootstrapServers()).withStateDir(data.resolve("state"));

@@ -42,7 +42,8 @@ import java.util.stream.Stream;
  * after {@link #close()} or after the JVM was killed, keeps every topic and record.
  *
  * <p>Settings are those of a single node: every internal topic has one replica and one in-sync replica, so consumer
- * groups and transactions (exactly_once_v2) work. Topics are never auto-created. Listeners bind 127.0.0.1 only.
+ * groups and transactions (exactly_once_v2) work. Topics are not auto-created unless asked ({@link #start(Path, int,
+ * boolean)}: the engine creates its own, with their partitions). Listeners bind 127.0.0.1 only.
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
 
@@ -77,6 +78,14 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
      * ~60 s.
      */
     public static EmbeddedKafkaBroker start(Path dataDir, int port) {
+        return start(dataDir, port, false);
+    }
+
+    /**
+     * The same; with {@code autoCreateTopics}, a topic a client writes to or reads that does not exist is created, with
+     * one partition, as a Kafka broker does by default: what a user's own producer expects of the standalone broker.
+     */
+    public static EmbeddedKafkaBroker start(Path dataDir, int port, boolean autoCreateTopics) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 0 (any free port) or 1..65535, was " + port);
         }
@@ -98,7 +107,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
             if (!Files.exists(logDir.resolve("meta.properties"))) {
                 format(logDir, clusterId);
             }
-            KafkaConfig config = new KafkaConfig(config(logDir, brokerPort, controllerPort), false);
+            var settings = new java.util.HashMap<>(config(logDir, brokerPort, controllerPort));
+            settings.put("auto.create.topics.enable", Boolean.toString(autoCreateTopics));
+            KafkaConfig config = new KafkaConfig(settings, false);
             broker = new EmbeddedKafkaBroker(new KafkaRaftServer(config, Time.SYSTEM), lock, dir, brokerPort);
         } catch (RuntimeException e) {
             closeQuietly(lock);

@@ -69,6 +69,23 @@ class EmbeddedKafkaBrokerTest {
     }
 
     @Test
+    void shouldCreateATopicOnFirstUseOnlyWhenAsked(@TempDir Path dataDir) throws Exception {
+        // given: a broker that creates topics on first use (the standalone one), and the tests' shared one, which does not
+        try (EmbeddedKafkaBroker standalone = EmbeddedKafkaBroker.start(dataDir, 0, true)) {
+            // when
+            produce(standalone, new ProducerRecord<>("never-created", "k", "v"));
+
+            // then
+            assertThat(consumeAll(standalone, "never-created", "read_uncommitted", 1)).containsExactly("k=v");
+        }
+        try (KafkaProducer<String, String> producer = producer(EmbeddedKafkaBroker.shared(),
+                Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, 2_000))) {
+            var send = producer.send(new ProducerRecord<>("never-created-" + UUID.randomUUID(), "k", "v"));
+            assertThat(org.assertj.core.api.Assertions.catchThrowable(send::get)).isNotNull();
+        }
+    }
+
+    @Test
     void shouldReturnTheSameRunningSharedBroker() {
         // given
         EmbeddedKafkaBroker first = EmbeddedKafkaBroker.shared();
