@@ -103,14 +103,7 @@ public record FlowTriggerSpec(Set<String> states, List<Condition> conditions, Ma
         } else if (given != null) {
             problems.add("Expected " + where + ".conditions to be a list");
         }
-        Map<String, Object> inputs = Map.of();
-        if (properties.get("inputs") instanceof Map<?, ?> map) {
-            var copy = new LinkedHashMap<String, Object>();
-            map.forEach((k, v) -> copy.put(String.valueOf(k), v));
-            inputs = copy;
-        } else if (properties.get("inputs") != null) {
-            problems.add("Expected " + where + ".inputs to be a mapping");
-        }
+        Map<String, Object> inputs = TriggerParser.inputs(properties, where, problems);
         return problems.size() > before ? null : new FlowTriggerSpec(states, conditions, inputs);
     }
 

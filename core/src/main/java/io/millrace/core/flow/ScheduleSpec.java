@@ -95,14 +95,7 @@ public record ScheduleSpec(String expression, boolean withSeconds, ZoneId zone, 
                 problems.add("Expected " + where + ".lateMaximumDelay to be an ISO-8601 duration such as PT5M");
             }
         }
-        Map<String, Object> inputs = Map.of();
-        if (properties.get("inputs") instanceof Map<?, ?> given) {
-            var copy = new LinkedHashMap<String, Object>();
-            given.forEach((k, v) -> copy.put(String.valueOf(k), v));
-            inputs = copy;
-        } else if (properties.get("inputs") != null) {
-            problems.add("Expected " + where + ".inputs to be a mapping");
-        }
+        Map<String, Object> inputs = TriggerParser.inputs(properties, where, problems);
         return problems.size() > before ? null
                 : new ScheduleSpec(expression, withSeconds, zone, recover, late, inputs, times);
     }

@@ -212,6 +212,20 @@ final class TriggerParser {
         }
     }
 
+    /** A trigger's {@code inputs}: a mapping (the executions' inputs, as given), or a problem. */
+    static Map<String, Object> inputs(Map<String, Object> properties, String where, List<String> problems) {
+        Object given = properties.get("inputs");
+        if (given instanceof Map<?, ?> map) {
+            var inputs = new LinkedHashMap<String, Object>();
+            map.forEach((k, v) -> inputs.put(String.valueOf(k), v));
+            return inputs;
+        }
+        if (given != null) {
+            problems.add("Expected " + where + ".inputs to be a mapping");
+        }
+        return Map.of();
+    }
+
     private String text(JsonNode node, String name, String where) {
         JsonNode value = node.path(name);
         if (!value.isTextual() && !value.isNumber()) {
