@@ -67,6 +67,11 @@ final class KafkaTrigger implements AutoCloseable {
     private final String onSerdeError;
     private final Thread thread;
     private final Pace pace;
+    /** For {@code io.kestra.plugin.kafka.Trigger}: how it batches; null for a RealtimeTrigger. */
+    private final Batching batching;
+    /** Partitions whose committed offset names the last offset of a batch that may not have started (see batchOnce). */
+    private final Map<TopicPartition, Long> pendingEnds = new HashMap<>();
+    private final java.util.concurrent.CountDownLatch closing = new java.util.concurrent.CountDownLatch(1);
     /** A poll's sends, and the offsets that follow its records. */
     private record InFlight(List<Future<RecordMetadata>> sends, Map<TopicPartition, OffsetAndMetadata> next) {
     }
@@ -107,6 +112,7 @@ final class KafkaTrigger implements AutoCloseable {
             SchemaRegistries registries, Pace pace) {
         this.pace = pace;
         this.target = target;
+        this.batching = Batching.of(target.trigger());
         this.commands = commands;
         this.commandsTopic = commandsTopic;
         this.metrics = metrics;
@@ -132,6 +138,13 @@ final class KafkaTrigger implements AutoCloseable {
                 inFlight.clear();
                 acknowledged.clear();
                 subscribe(consuming);
+                while (!closed && batching != null) {
+                    batchOnce(consuming);
+                    backoff = Duration.ofSeconds(1);
+                    if (closing.await(batching.interval().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                        return;
+                    }
+                }
                 while (!closed) {
                     // paused partitions keep the group membership (poll still heartbeats) but return nothing
                     if (pace.full()) {
@@ -227,6 +240,147 @@ final class KafkaTrigger implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code io.kestra.plugin.kafka.Trigger}'s settings: a batch every {@code interval} (default PT60S) of at most
+     * {@code maxRecords} records (default 500) and {@link #MAX_BATCH_BYTES} of keys and values, read for at most
+     * {@code maxDuration} (default {@code pollDuration}, default PT5S) or until a poll brings nothing.
+     */
+    record Batching(Duration interval, int maxRecords, Duration maxDuration) {
+        /** A batch's messages travel inline with its execution: this bounds them (the records past it wait). */
+        static final long MAX_BATCH_BYTES = 256 * 1024;
+
+        static Batching of(TriggerDef trigger) {
+            if (!trigger.type().equals(io.millrace.core.flow.TriggerTypes.KAFKA_BATCH)) {
+                return null;
+            }
+            Duration poll = trigger.text("pollDuration") == null ? Duration.ofSeconds(5) : Duration.parse(trigger.text("pollDuration"));
+            return new Batching(
+                    trigger.text("interval") == null ? Duration.ofSeconds(60) : Duration.parse(trigger.text("interval")),
+                    trigger.text("maxRecords") == null ? 500 : Integer.parseInt(trigger.text("maxRecords")),
+                    trigger.text("maxDuration") == null ? poll : Duration.parse(trigger.text("maxDuration")));
+        }
+    }
+
+    /**
+     * One batch, exactly once: the records are taken (each partition from its committed offset), then the offsets are
+     * committed where they were with the batch's last offsets as metadata, then the batch's create is sent (its id
+     * derived from the batch's ranges), then the offsets are committed past the batch. A crash between the first commit
+     * and the last leaves the metadata: the next batch of those partitions is then the same records again (same
+     * ranges, same id, a duplicate the executor ignores), whatever arrived since. (If those partitions are split
+     * between instances by then, each takes its part: the records may then start a second execution.)
+     */
+    private void batchOnce(KafkaConsumer<byte[], byte[]> consuming) throws Exception {
+        var taken = new ArrayList<ConsumerRecord<byte[], byte[]>>();
+        var first = new java.util.TreeMap<TopicPartition, Long>(java.util.Comparator.comparing(TopicPartition::toString));
+        var last = new HashMap<TopicPartition, Long>();
+        var stopped = new java.util.HashSet<TopicPartition>();
+        Map<TopicPartition, Long> pending = new HashMap<>(pendingEnds);
+        if (!pending.isEmpty()) {
+            var others = new java.util.HashSet<>(consuming.assignment());
+            others.removeAll(pending.keySet());
+            consuming.pause(others);
+        }
+        long bytes = 0;
+        long deadline = System.nanoTime() + (pending.isEmpty() ? batching.maxDuration() : Duration.ofSeconds(30)).toNanos();
+        while (System.nanoTime() < deadline) {
+            var records = consuming.poll(POLL);
+            if (pending.isEmpty() && pendingEnds.size() > 0) {
+                // the first poll's assignment found an unfinished batch: form that one first
+                pending.putAll(pendingEnds);
+                for (ConsumerRecord<byte[], byte[]> record : records) {
+                    TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+                    if (!stopped.contains(partition)) {
+                        consuming.seek(partition, record.offset());
+                        stopped.add(partition);
+                    }
+                }
+                stopped.clear();
+                var others = new java.util.HashSet<>(consuming.assignment());
+                others.removeAll(pending.keySet());
+                consuming.pause(others);
+                deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                continue;
+            }
+            var resumeAt = new HashMap<TopicPartition, Long>();
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+                boolean full = pending.isEmpty() && (taken.size() >= batching.maxRecords()
+                        || !taken.isEmpty() && bytes + size(record) > Batching.MAX_BATCH_BYTES);
+                boolean past = pending.containsKey(partition) && record.offset() > pending.get(partition);
+                if (stopped.contains(partition) || full || past) {
+                    // not this batch's: the partition is read again from here
+                    resumeAt.putIfAbsent(partition, record.offset());
+                    stopped.add(partition);
+                    continue;
+                }
+                taken.add(record);
+                bytes += size(record);
+                first.putIfAbsent(partition, record.offset());
+                last.put(partition, record.offset());
+                if (pending.containsKey(partition) && record.offset() == pending.get(partition)) {
+                    stopped.add(partition);
+                }
+            }
+            resumeAt.forEach(consuming::seek);
+            boolean done = pending.isEmpty()
+                    ? records.isEmpty() || taken.size() >= batching.maxRecords() || !stopped.isEmpty()
+                    : stopped.containsAll(pending.keySet());
+            if (done) {
+                break;
+            }
+        }
+        consuming.resume(consuming.paused());
+        if (taken.isEmpty()) {
+            pendingEnds.keySet().removeAll(pending.keySet());
+            return;
+        }
+        var mark = new HashMap<TopicPartition, OffsetAndMetadata>();
+        var after = new HashMap<TopicPartition, OffsetAndMetadata>();
+        var ranges = new ArrayList<String>(List.of("kafka-batch", target.namespace(), target.flowId(), target.trigger().id()));
+        first.forEach((partition, offset) -> {
+            mark.put(partition, new OffsetAndMetadata(offset, BATCH_METADATA + last.get(partition)));
+            after.put(partition, new OffsetAndMetadata(last.get(partition) + 1));
+            ranges.add(partition + ":" + offset + "-" + last.get(partition));
+        });
+        consuming.commitSync(mark);
+        var sends = new ArrayList<Future<RecordMetadata>>();
+        var messages = new ArrayList<Map<String, Object>>();
+        int unreadable = 0;
+        for (ConsumerRecord<byte[], byte[]> record : taken) {
+            try {
+                messages.add(variables(record));
+            } catch (Deserializers.SerdeException e) {
+                unreadable++;
+                unreadable(record, e, sends);
+            }
+        }
+        if (!messages.isEmpty()) {
+            String id = TriggerIds.of(ranges.toArray(String[]::new));
+            var variables = new LinkedHashMap<String, Object>();
+            variables.put("messagesCount", messages.size());
+            variables.put("messages", messages);
+            var create = new CreateExecution(id, target.namespace(), target.flowId(), null, Map.of(), target.trigger().labels(),
+                    Instant.now().truncatedTo(ChronoUnit.MILLIS),
+                    new ExecutionTrigger(target.trigger().id(), target.trigger().type(), variables));
+            sends.add(commands.send(new ProducerRecord<>(commandsTopic, id, Topics.COMMAND_SERDE.encode(CommandMapper.toRecord(create)))));
+        }
+        for (Future<RecordMetadata> send : sends) {
+            send.get();
+        }
+        consuming.commitSync(after);
+        pendingEnds.keySet().removeAll(first.keySet());
+        pendingEnds.keySet().removeAll(pending.keySet());
+        pace.sent(messages.isEmpty() ? 0 : 1);
+        metrics.read(target, messages.isEmpty() ? 0 : 1, unreadable, onSerdeError != null);
+    }
+
+    /** The metadata of a committed offset that begins an unfinished batch, before the batch's last offset. */
+    static final String BATCH_METADATA = "millrace-batch:";
+
+    private static long size(ConsumerRecord<byte[], byte[]> record) {
+        return Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
+    }
+
     /** Kestra's variables of a record: key and value (absent when null), topic, partition, offset, timestamp, headers. */
     private Map<String, Object> variables(ConsumerRecord<byte[], byte[]> record)
             throws Deserializers.SerdeException, Deserializers.LookupException {
@@ -311,10 +465,20 @@ final class KafkaTrigger implements AutoCloseable {
 
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                if (since == null || partitions.isEmpty()) {
+                if (partitions.isEmpty() || since == null && batching == null) {
                     return;
                 }
                 Map<TopicPartition, OffsetAndMetadata> committed = consuming.committed(Set.copyOf(partitions));
+                if (batching != null) {
+                    committed.forEach((partition, offset) -> {
+                        if (offset != null && offset.metadata() != null && offset.metadata().startsWith(BATCH_METADATA)) {
+                            pendingEnds.put(partition, Long.parseLong(offset.metadata().substring(BATCH_METADATA.length())));
+                        }
+                    });
+                }
+                if (since == null) {
+                    return;
+                }
                 long from = OffsetDateTime.parse(since).toInstant().toEpochMilli();
                 var fresh = new HashMap<TopicPartition, Long>();
                 partitions.stream().filter(p -> committed.get(p) == null).forEach(p -> fresh.put(p, from));
@@ -353,6 +517,7 @@ final class KafkaTrigger implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        closing.countDown();
         KafkaConsumer<byte[], byte[]> current = consumer;
         if (current != null) {
             current.wakeup();

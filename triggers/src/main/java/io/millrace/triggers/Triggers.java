@@ -183,7 +183,8 @@ public final class Triggers implements AutoCloseable {
             }
             for (TriggerDef trigger : flow.triggers()) {
                 var target = new FlowTrigger(flow.namespace(), flow.id(), trigger);
-                if (!trigger.disabled() && trigger.type().equals(TriggerTypes.KAFKA_REALTIME)) {
+                if (!trigger.disabled() && (trigger.type().equals(TriggerTypes.KAFKA_REALTIME)
+                        || trigger.type().equals(TriggerTypes.KAFKA_BATCH))) {
                     wanted.put(target.key(), target);
                 } else if (!trigger.disabled() && trigger.type().equals(TriggerTypes.FLOW)) {
                     flowTargets.add(new FlowTriggers.Target(target, FlowTriggerSpec.of(trigger)));

@@ -99,6 +99,23 @@ final class TriggerParser {
         properties.keySet().removeAll(List.of("id", "type", "disabled", "labels"));
         switch (type) {
             case TriggerTypes.KAFKA_REALTIME -> kafka(node, where);
+            case TriggerTypes.KAFKA_BATCH -> {
+                kafka(node, where);
+                for (String duration : List.of("interval", "maxDuration", "pollDuration")) {
+                    if (node.hasNonNull(duration)) {
+                        try {
+                            if (java.time.Duration.parse(node.path(duration).asText()).isNegative()) {
+                                throw new java.time.format.DateTimeParseException("negative", node.path(duration).asText(), 0);
+                            }
+                        } catch (java.time.format.DateTimeParseException e) {
+                            problems.add("Expected " + where + "." + duration + " to be an ISO-8601 duration such as PT30S");
+                        }
+                    }
+                }
+                if (node.has("maxRecords") && !(node.path("maxRecords").canConvertToInt() && node.path("maxRecords").asInt() > 0)) {
+                    problems.add("Expected " + where + ".maxRecords to be a positive number");
+                }
+            }
             case TriggerTypes.WEBHOOK -> webhook(node, where);
             case TriggerTypes.SCHEDULE -> ScheduleSpec.read(properties, where, problems);
             case TriggerTypes.FLOW -> FlowTriggerSpec.read(properties, where, problems);

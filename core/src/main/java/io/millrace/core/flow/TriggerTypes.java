@@ -7,6 +7,7 @@ import java.util.Set;
 /** The trigger types the engine knows, by Kestra's names and their older names, and the properties of each. */
 public final class TriggerTypes {
     public static final String KAFKA_REALTIME = "io.kestra.plugin.kafka.RealtimeTrigger";
+    public static final String KAFKA_BATCH = "io.kestra.plugin.kafka.Trigger";
     public static final String WEBHOOK = "io.kestra.plugin.core.trigger.Webhook";
     public static final String SCHEDULE = "io.kestra.plugin.core.trigger.Schedule";
     public static final String FLOW = "io.kestra.plugin.core.trigger.Flow";
@@ -19,6 +20,9 @@ public final class TriggerTypes {
     static final Map<String, TaskTypes.TypeSpec> SPECS = Map.of(
             KAFKA_REALTIME, new TaskTypes.TypeSpec(Set.of("properties", "groupId"), Set.of("topic", "topicPattern",
                     "serdeProperties", "keyDeserializer", "valueDeserializer", "onSerdeError", "since")),
+            KAFKA_BATCH, new TaskTypes.TypeSpec(Set.of("properties", "groupId"), Set.of("topic", "topicPattern",
+                    "serdeProperties", "keyDeserializer", "valueDeserializer", "onSerdeError", "since", "interval",
+                    "maxRecords", "maxDuration", "pollDuration")),
             WEBHOOK, new TaskTypes.TypeSpec(Set.of("key"), Set.of("wait", "returnOutputs", "inputs")),
             SCHEDULE, new TaskTypes.TypeSpec(Set.of("cron"), Set.of("withSeconds", "timezone", "inputs", "lateMaximumDelay",
                     "recoverMissedSchedules")),
@@ -32,8 +36,7 @@ public final class TriggerTypes {
             "UUID", "BYTES", "BYTE_ARRAY", "BYTE_BUFFER", "VOID", "AVRO");
 
     /** Kestra trigger types not run yet, and why a flow using one is refused. */
-    static final Map<String, String> NOT_YET = Map.of(
-            "io.kestra.plugin.kafka.Trigger", "the batch Kafka trigger is not supported yet");
+    static final Map<String, String> NOT_YET = Map.of();
 
     private static final Map<String, String> OLD_NAMES = Map.of(
             "io.kestra.core.models.triggers.types.Webhook", WEBHOOK,
