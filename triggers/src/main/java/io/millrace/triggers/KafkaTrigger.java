@@ -129,6 +129,11 @@ final class KafkaTrigger implements AutoCloseable {
         thread.start();
     }
 
+    /** The trigger as its flow declared it when it started. */
+    FlowTrigger target() {
+        return target;
+    }
+
     private void run() {
         Duration backoff = Duration.ofSeconds(1);
         while (!closed) {

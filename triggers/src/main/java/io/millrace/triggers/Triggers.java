@@ -17,8 +17,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -53,10 +51,10 @@ public final class Triggers implements AutoCloseable {
     private final KafkaProducer<String, byte[]> commands;
     private final KafkaConsumer<String, byte[]> flows;
     private final TriggerMetrics metrics;
-    private final Map<String, FlowRecord> latest = new HashMap<>();
+    /** The latest revision read of each flow, parsed once (null when it does not parse: its triggers do not run). */
+    private final Map<String, Latest> latest = new HashMap<>();
     private final Map<String, KafkaTrigger> running = new LinkedHashMap<>();
-    private final Map<String, FlowTrigger> runningAs = new HashMap<>();
-    private final CountDownLatch caughtUp = new CountDownLatch(1);
+    private boolean caughtUp;
     private final Thread watcher;
     private final KafkaStreams schedules;
     private final FlowTriggers flowTriggers;
@@ -101,22 +99,7 @@ public final class Triggers implements AutoCloseable {
         return triggers;
     }
 
-    /** True once the schedules application runs (it has its partitions and has restored its state). */
-    public boolean awaitSchedulesRunning(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (schedules.state() != KafkaStreams.State.RUNNING) {
-            if (System.nanoTime() > deadline || !schedules.state().isRunningOrRebalancing()
-                    && schedules.state() != KafkaStreams.State.CREATED) {
-                return false;
-            }
-            Thread.sleep(50);
-        }
-        return true;
-    }
-
-    /** True once every flow on the topic when it started has been read and its triggers started. */
-    public boolean awaitCaughtUp(Duration timeout) throws InterruptedException {
-        return caughtUp.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    private record Latest(int revision, Flow flow) {
     }
 
     private void watch() {
@@ -135,11 +118,11 @@ public final class Triggers implements AutoCloseable {
                 if (!records.isEmpty()) {
                     reconcile();
                 }
-                if (caughtUp.getCount() > 0 && partitions.stream().allMatch(p -> flows.position(p) >= end.get(p))) {
+                if (!caughtUp && partitions.stream().allMatch(p -> flows.position(p) >= end.get(p))) {
                     reconcile();
                     // only now: an execution's end must meet every Flow trigger of the flows on the topic
                     flowTriggers.start();
-                    caughtUp.countDown();
+                    caughtUp = true;
                 }
             }
         } catch (WakeupException e) {
@@ -153,32 +136,34 @@ public final class Triggers implements AutoCloseable {
         if (record.value() == null) {
             return;
         }
+        FlowRecord flow;
         try {
-            FlowRecord flow = Topics.FLOW_SERDE.decode(record.value());
-            String key = Flow.key(flow.getNamespace(), flow.getId());
-            FlowRecord known = latest.get(key);
-            if (known == null || known.getRevision() <= flow.getRevision()) {
-                latest.put(key, flow);
-            }
+            flow = Topics.FLOW_SERDE.decode(record.value());
         } catch (RuntimeException e) {
             LOG.warn("Skipping the unreadable flow record {}: {}", record.key(), e.toString());
+            return;
         }
+        String key = Flow.key(flow.getNamespace(), flow.getId());
+        Latest known = latest.get(key);
+        if (known != null && known.revision() > flow.getRevision()) {
+            return;
+        }
+        Flow parsed = null;
+        try {
+            parsed = FlowMapper.fromRecord(flow);
+        } catch (RuntimeException e) {
+            LOG.warn("Flow {} revision {} does not parse; its triggers do not run: {}", key, flow.getRevision(), e.getMessage());
+        }
+        latest.put(key, new Latest(flow.getRevision(), parsed));
     }
 
     /** Stops the triggers no enabled flow declares any more (or declares otherwise now), then starts the new ones. */
     private void reconcile() {
         var wanted = new LinkedHashMap<String, FlowTrigger>();
         var flowTargets = new ArrayList<FlowTriggers.Target>();
-        latest.values().forEach(record -> {
-            Flow flow;
-            try {
-                flow = FlowMapper.fromRecord(record);
-            } catch (RuntimeException e) {
-                LOG.warn("Flow {}/{} revision {} does not parse; its triggers do not run: {}", record.getNamespace(),
-                        record.getId(), record.getRevision(), e.getMessage());
-                return;
-            }
-            if (flow.disabled()) {
+        latest.values().forEach(known -> {
+            Flow flow = known.flow();
+            if (flow == null || flow.disabled()) {
                 return;
             }
             for (TriggerDef trigger : flow.triggers()) {
@@ -194,10 +179,9 @@ public final class Triggers implements AutoCloseable {
         flowTriggers.targets(flowTargets);
         for (var it = running.entrySet().iterator(); it.hasNext(); ) {
             var entry = it.next();
-            if (!runningAs.get(entry.getKey()).equals(wanted.get(entry.getKey()))) {
+            if (!entry.getValue().target().equals(wanted.get(entry.getKey()))) {
                 LOG.info("Stopping trigger {}", entry.getKey());
                 entry.getValue().close();
-                runningAs.remove(entry.getKey());
                 it.remove();
             }
         }
@@ -206,7 +190,6 @@ public final class Triggers implements AutoCloseable {
                 LOG.info("Starting trigger {} ({})", key, target.trigger().type());
                 var trigger = new KafkaTrigger(target, commands, topics.commands().name(), metrics, registries, backlog);
                 running.put(key, trigger);
-                runningAs.put(key, target);
                 trigger.start();
             }
         });
