@@ -122,10 +122,6 @@ final class ExecutionIndex {
         return BY_FLOW + namespace + "/" + flowId + "/";
     }
 
-    static boolean isIndex(String key) {
-        return key.startsWith("/");
-    }
-
     private static String order(long start) {
         return "%016x".formatted(Long.MAX_VALUE - start);
     }

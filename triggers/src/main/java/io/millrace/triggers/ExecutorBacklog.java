@@ -55,10 +55,6 @@ final class ExecutorBacklog implements AutoCloseable, KafkaTrigger.Pace {
         sent.addAndGet(creates);
     }
 
-    long waiting() {
-        return waiting;
-    }
-
     private void watch() {
         while (!closed) {
             try {

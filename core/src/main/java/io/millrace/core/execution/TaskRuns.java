@@ -69,7 +69,11 @@ public final class TaskRuns {
     /** The run as it was at the last {@link #clearChanged()}, or null when it was added since. */
     public TaskRun beforeChanges(String taskRunId) {
         TaskRun before = beforeChanges.get(taskRunId);
-        return before != null || position(taskRunId) >= sizeBeforeChanges() ? before : runs.get(position(taskRunId));
+        if (before != null) {
+            return before;
+        }
+        int position = position(taskRunId);
+        return position >= sizeBeforeChanges() ? null : runs.get(position);
     }
 
     /** Counts the run as changed, so that it is written and sent again as it is. */

@@ -69,10 +69,6 @@ final class TriggerParser {
             problems.add("Missing required property 'type' at " + where);
             return null;
         }
-        if (TriggerTypes.NOT_YET.containsKey(written)) {
-            problems.add("Unsupported trigger type '" + written + "' at " + where + ".type: " + TriggerTypes.NOT_YET.get(written));
-            return null;
-        }
         String type = TriggerTypes.canonical(written).orElse(null);
         if (type == null) {
             problems.add("Unknown trigger type '" + written + "' at " + where + ".type; known: "

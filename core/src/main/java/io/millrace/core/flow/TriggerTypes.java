@@ -35,9 +35,6 @@ public final class TriggerTypes {
     public static final Set<String> DESERIALIZERS = Set.of("STRING", "JSON", "INTEGER", "LONG", "SHORT", "FLOAT", "DOUBLE",
             "UUID", "BYTES", "BYTE_ARRAY", "BYTE_BUFFER", "VOID", "AVRO");
 
-    /** Kestra trigger types not run yet, and why a flow using one is refused. */
-    static final Map<String, String> NOT_YET = Map.of();
-
     private static final Map<String, String> OLD_NAMES = Map.of(
             "io.kestra.core.models.triggers.types.Webhook", WEBHOOK,
             "io.kestra.core.models.triggers.types.Schedule", SCHEDULE,
