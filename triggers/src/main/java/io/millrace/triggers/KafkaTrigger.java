@@ -212,10 +212,7 @@ final class KafkaTrigger implements AutoCloseable {
             }
             String id = TriggerIds.ofRecord(target.namespace(), target.flowId(), target.trigger().id(), record.topic(),
                     record.partition(), record.offset(), record.timestamp());
-            var create = new CreateExecution(id, target.namespace(), target.flowId(), null, Map.of(),
-                    target.trigger().labels(), now, new ExecutionTrigger(target.trigger().id(), target.trigger().type(), variables));
-            sends.add(commands.send(new ProducerRecord<>(commandsTopic, id,
-                    Topics.COMMAND_SERDE.encode(CommandMapper.toRecord(create)))));
+            sends.add(create(id, variables, now));
             started++;
         }
         inFlight.add(new InFlight(sends, next));
@@ -364,10 +361,7 @@ final class KafkaTrigger implements AutoCloseable {
             var variables = new LinkedHashMap<String, Object>();
             variables.put("messagesCount", messages.size());
             variables.put("messages", messages);
-            var create = new CreateExecution(id, target.namespace(), target.flowId(), null, Map.of(), target.trigger().labels(),
-                    Instant.now().truncatedTo(ChronoUnit.MILLIS),
-                    new ExecutionTrigger(target.trigger().id(), target.trigger().type(), variables));
-            sends.add(commands.send(new ProducerRecord<>(commandsTopic, id, Topics.COMMAND_SERDE.encode(CommandMapper.toRecord(create)))));
+            sends.add(create(id, variables, Instant.now().truncatedTo(ChronoUnit.MILLIS)));
         }
         for (Future<RecordMetadata> send : sends) {
             send.get();
@@ -377,6 +371,13 @@ final class KafkaTrigger implements AutoCloseable {
         pendingEnds.keySet().removeAll(pending.keySet());
         pace.sent(messages.isEmpty() ? 0 : 1);
         metrics.read(target, messages.isEmpty() ? 0 : 1, unreadable, onSerdeError != null);
+    }
+
+    /** Sends the create of an execution of the flow that this trigger started with {@code variables}. */
+    private Future<RecordMetadata> create(String id, Map<String, Object> variables, Instant now) {
+        var create = new CreateExecution(id, target.namespace(), target.flowId(), null, Map.of(), target.trigger().labels(),
+                now, new ExecutionTrigger(target.trigger().id(), target.trigger().type(), variables));
+        return commands.send(new ProducerRecord<>(commandsTopic, id, Topics.COMMAND_SERDE.encode(CommandMapper.toRecord(create))));
     }
 
     /** The metadata of a committed offset that begins an unfinished batch, before the batch's last offset. */
