@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -229,8 +230,14 @@ final class KafkaTrigger implements AutoCloseable {
         while (!inFlight.isEmpty() && (all || inFlight.size() > MAX_POLLS_IN_FLIGHT
                 || inFlight.peek().sends().stream().allMatch(Future::isDone))) {
             InFlight oldest = inFlight.poll();
-            for (Future<RecordMetadata> send : oldest.sends()) {
-                send.get();
+            try {
+                for (Future<RecordMetadata> send : oldest.sends()) {
+                    send.get();
+                }
+            } catch (ExecutionException e) {
+                // the polls after it are read again with it: none of them may be committed (closing commits what is left)
+                inFlight.clear();
+                throw e;
             }
             acknowledged.putAll(oldest.next());
         }
