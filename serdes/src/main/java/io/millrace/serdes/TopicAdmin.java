@@ -1,6 +1,8 @@
 package io.millrace.serdes;
 
 import io.millrace.config.MillraceConfig;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -13,10 +15,10 @@ import org.apache.kafka.common.errors.TopicExistsException;
 
 /** Creates the topics a role needs, with the configured partitions and replication; existing ones are kept. */
 public final class TopicAdmin {
+    private static final Duration LEADERS_WAIT = Duration.ofSeconds(30);
     private TopicAdmin() {
     }
 
-    /** Bootstrap servers plus the pass-through properties an admin client knows (security, timeouts), {@code admin.} ones first. */
     /** The properties of an admin client of the engine's cluster (pass-through {@code kafka.admin.*} included). */
     public static Map<String, Object> adminProperties(MillraceConfig config) {
         var props = KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.ADMIN, AdminClientConfig.configNames());
@@ -24,15 +26,23 @@ public final class TopicAdmin {
         return props;
     }
 
+    /**
+     * Creates the missing ones of {@code topics}, then waits until the broker answering has a leader for each partition
+     * of those it created: a producer that writes to a partition its broker has not set up yet gets
+     * {@code NOT_LEADER_OR_FOLLOWER}, and an idempotent one with more requests in flight may then see its retries
+     * refused as out of order until they time out (KAFKA-15591, fixed in later brokers).
+     */
     public static void ensure(MillraceConfig config, Collection<Topics.Topic<?>> topics) {
         try (Admin admin = Admin.create(adminProperties(config))) {
             List<NewTopic> wanted = topics.stream()
                     .map(t -> new NewTopic(t.name(), Optional.of(config.partitions()), Optional.of(config.replicationFactor()))
                             .configs(t.configs()))
                     .toList();
+            var created = new ArrayList<String>();
             admin.createTopics(wanted).values().forEach((name, future) -> {
                 try {
                     future.get();
+                    created.add(name);
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {
                         throw new IllegalStateException("Unable to create topic " + name + ": " + e.getCause().getMessage(), e.getCause());
@@ -42,6 +52,30 @@ public final class TopicAdmin {
                     throw new IllegalStateException("Interrupted while creating topic " + name, e);
                 }
             });
+            awaitLeaders(admin, created);
+        }
+    }
+
+    private static void awaitLeaders(Admin admin, List<String> topics) {
+        long deadline = System.nanoTime() + LEADERS_WAIT.toNanos();
+        while (!topics.isEmpty() && System.nanoTime() < deadline) { // past the deadline, producers' own retries take over
+            try {
+                if (admin.describeTopics(topics).allTopicNames().get().values().stream().allMatch(topic -> topic.partitions()
+                        .stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()))) {
+                    return;
+                }
+            } catch (ExecutionException e) {
+                // not known to the broker answering yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while waiting for the leaders of " + topics, e);
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while waiting for the leaders of " + topics, e);
+            }
         }
     }
 
