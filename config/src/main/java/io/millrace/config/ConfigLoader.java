@@ -41,7 +41,7 @@ public final class ConfigLoader {
             Map.entry("worker-concurrency", "256"),
             Map.entry("port", "8080"),
             Map.entry("wait-timeout", "PT60S"),
-            Map.entry("trigger-executor-backlog", "3000"),
+            Map.entry("trigger-executor-backlog", "1000"),
             Map.entry("data-dir", "data"));
     private static final Set<String> KEYS = DEFAULTS.keySet();
     /** MILLRACE_ variables read by the launcher or handled apart, not settings. */

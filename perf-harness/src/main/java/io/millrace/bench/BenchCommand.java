@@ -83,6 +83,11 @@ public final class BenchCommand implements Callable<Integer> {
             + "commands against a plain consumer on the same broker, for events of 256 B to 64 KiB on 1 and 16 partitions")
     boolean ingest;
 
+    @Option(names = "--backlog", description = "Instead of a sweep: N events of W7's trigger written while the trigger is "
+            + "off, then drained, against the same N creates written straight to the commands topic, with REST starts "
+            + "measured meanwhile (e.g. 100000)")
+    Integer backlog;
+
     @Option(names = "--via", defaultValue = "kafka", description = "kafka (create commands) or rest (the gateway); default ${DEFAULT-VALUE}")
     Via via;
 
@@ -192,6 +197,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (ingest) {
             return ingest(results, settings);
         }
+        if (backlog != null) {
+            return backlog(results, settings);
+        }
         Workload.SweepShape sweep = sweep();
         System.out.printf(Locale.ROOT, "Millrace bench: %s via %s, rates %s/s, %s a rate, %d setting(s); results in %s%n",
                 workload, via, sweep.ratesPerS().stream().map(Sweep::rate).toList(), sweep.duration(), settings.size(),
@@ -235,6 +243,36 @@ public final class BenchCommand implements Callable<Integer> {
         System.out.println();
         System.out.println(IngestBench.markdown(rows));
         System.out.println("Wrote " + results.resolve("ingest.md"));
+        return 0;
+    }
+
+    /** The backlog measurement on each setting's self-started engine, or on the running one. */
+    private int backlog(Path results, List<Setting> settings) throws Exception {
+        if (bootstrapServers != null && api == null) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--backlog against a running engine needs --api");
+        }
+        var phases = new ArrayList<BacklogBench.Phase>();
+        Topics topics = new Topics(topicPrefix);
+        int n = 0;
+        for (Setting setting : settings) {
+            n++;
+            MillraceConfig engineConfig = ConfigLoader.load(System.getenv(), setting.engineSettings(topicPrefix), null);
+            if (bootstrapServers != null) {
+                phases.addAll(BacklogBench.run(bootstrapServers, api, topics, engineConfig.partitions(), backlog,
+                        line -> System.out.println("  " + line)));
+                continue;
+            }
+            System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
+            try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), results.resolve("logs-" + n),
+                    setting.engineSettings(topicPrefix), setting.executors())) {
+                phases.addAll(BacklogBench.run(engine.bootstrapServers(), engine.api(), topics, engineConfig.partitions(),
+                        backlog, line -> System.out.println("  " + line)));
+            }
+        }
+        BacklogBench.write(results, phases);
+        System.out.println();
+        System.out.println(BacklogBench.markdown(phases));
+        System.out.println("Wrote " + results.resolve("backlog.md"));
         return 0;
     }
 
