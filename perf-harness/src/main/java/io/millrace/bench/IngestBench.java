@@ -234,5 +234,48 @@ final class IngestBench {
 
     static void write(Path results, List<Row> rows) throws java.io.IOException {
         Files.writeString(results.resolve("ingest.md"), markdown(rows));
+        Files.writeString(results.resolve("ingest.svg"), svg(rows));
+    }
+
+    /** Records/s of the three readers for each case, as bars on a logarithmic scale, each labelled with its trigger/raw ratio. */
+    static String svg(List<Row> rows) {
+        int width = 120 + 110 * rows.size();
+        int height = 360;
+        int top = 40;
+        int bottom = 300;
+        double max = rows.stream().mapToDouble(Row::rawPerS).max().orElse(10);
+        double lo = 1_000;
+        double hi = Math.pow(10, Math.ceil(Math.log10(Math.max(max, 10_000))));
+        var svg = new StringBuilder(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+                + "height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">%n<rect width=\"100%%\" height=\"100%%\" "
+                + "fill=\"white\"/>%n<text x=\"10\" y=\"20\" font-size=\"14\">A Kafka trigger's intake: records/s "
+                + "(log scale) of a plain consumer, a copying consumer and the trigger</text>%n", width, height));
+        for (double tick = lo; tick <= hi; tick *= 10) {
+            double y = bottom - (bottom - top) * Math.log10(tick / lo) / Math.log10(hi / lo);
+            svg.append(String.format(Locale.ROOT, "<line x1=\"80\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                    + "<text x=\"74\" y=\"%.1f\" text-anchor=\"end\">%,.0f</text>%n", width - 20, y, y, y + 4, tick));
+        }
+        String[] colours = {"#999999", "#4c78a8", "#f58518"};
+        String[] names = {"raw consumer", "copy", "trigger"};
+        for (int i = 0; i < rows.size(); i++) {
+            Row row = rows.get(i);
+            double[] values = {row.rawPerS(), row.copyPerS(), row.triggerPerS()};
+            int x0 = 100 + 110 * i;
+            for (int k = 0; k < 3; k++) {
+                double y = bottom - (bottom - top) * Math.log10(Math.max(values[k], lo) / lo) / Math.log10(hi / lo);
+                svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%.1f\" width=\"26\" height=\"%.1f\" fill=\"%s\">"
+                        + "<title>%s %,.0f/s</title></rect>%n", x0 + 28 * k, y, bottom - y, colours[k], names[k], values[k]));
+            }
+            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s × %d</text>"
+                    + "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.0f %% of raw</text>%n", x0 + 42, bottom + 18,
+                    row.size() >= 1024 ? row.size() / 1024 + " KiB" : row.size() + " B", row.partitions(), x0 + 42, bottom + 34,
+                    100 * row.ratio()));
+        }
+        for (int k = 0; k < 3; k++) {
+            svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                    + "<text x=\"%d\" y=\"%d\">%s</text>%n", 100 + 150 * k, height - 14, colours[k], 116 + 150 * k,
+                    height - 3, names[k]));
+        }
+        return svg.append("</svg>\n").toString();
     }
 }
