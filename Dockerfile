@@ -13,12 +13,14 @@ FROM ${BASE_IMAGE}
 LABEL org.opencontainers.image.title="Millrace" \
       org.opencontainers.image.description="Millrace workflow engine; the argument is the role: executor, worker, gateway, triggers or standalone"
 
-# A fixed non-root user; Kubernetes' runAsUser/fsGroup can name the same ids.
+# A fixed non-root user; Kubernetes' runAsUser/fsGroup can name the same ids. The working directory
+# is also writable by group 0, for platforms that run images under an arbitrary uid in group 0.
 RUN groupadd --gid 10001 millrace \
  && useradd --uid 10001 --gid 10001 --no-create-home --home-dir /var/lib/millrace \
       --shell /usr/sbin/nologin millrace \
  && mkdir -p /var/lib/millrace \
- && chown 10001:10001 /var/lib/millrace
+ && chown 10001:0 /var/lib/millrace \
+ && chmod 0775 /var/lib/millrace
 
 COPY bin/millrace bin/java-home deploy/healthcheck /opt/millrace/bin/
 COPY app/target/millrace.jar /opt/millrace/lib/millrace.jar
