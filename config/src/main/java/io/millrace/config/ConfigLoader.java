@@ -46,7 +46,7 @@ public final class ConfigLoader {
     private static final Set<String> KEYS = DEFAULTS.keySet();
     /** MILLRACE_ variables read by the launcher or handled apart, not settings. */
     private static final Set<String> NOT_SETTINGS = Set.of("MILLRACE_CONFIG", "MILLRACE_KAFKA_PROPERTIES", "MILLRACE_JAVA_OPTS",
-            "MILLRACE_KAFKA_PORT", "MILLRACE_CONFORMANCE_DIR");
+            "MILLRACE_JAR", "MILLRACE_KAFKA_PORT", "MILLRACE_CONFORMANCE_DIR");
 
     private ConfigLoader() {
     }

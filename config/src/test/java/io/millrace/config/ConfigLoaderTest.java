@@ -46,7 +46,7 @@ class ConfigLoaderTest {
     void shouldIgnoreTheVariablesThatAreNotSettings() {
         // when
         MillraceConfig config = ConfigLoader.load(Map.of("MILLRACE_CONFIG", "x.yaml", "MILLRACE_JAVA_OPTS", "-Xmx1g",
-                "MILLRACE_KAFKA_PORT", "19092", "MILLRACE_CONFORMANCE_DIR", "/somewhere", "PATH", "/bin"), Map.of(), null);
+                "MILLRACE_JAR", "/opt/millrace/lib/millrace.jar", "MILLRACE_KAFKA_PORT", "19092", "MILLRACE_CONFORMANCE_DIR", "/somewhere", "PATH", "/bin"), Map.of(), null);
 
         // then
         assertThat(config).isEqualTo(MillraceConfig.defaults());
