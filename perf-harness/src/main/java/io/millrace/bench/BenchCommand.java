@@ -301,9 +301,12 @@ public final class BenchCommand implements Callable<Integer> {
         // the engine's configuration as its processes load it (a started one inherits this environment)
         MillraceConfig engineConfig = ConfigLoader.load(System.getenv(), setting.engineSettings(topicPrefix), null);
         String eventTopic = "test_kestra-" + runId;
+        if (workload.triggered()) {
+            TriggerStarter.createTopic(servers, eventTopic, engineConfig.partitions());
+        }
         String flowId = deploy(servers, engineApi, topics, runId, eventTopic);
         if (workload.triggered()) {
-            TriggerStarter.prepare(servers, eventTopic, engineConfig.partitions(), "myGroup-" + runId);
+            TriggerStarter.awaitAssigned(servers, engineConfig.partitions(), "myGroup-" + runId);
         }
         var tracker = new Tracker();
         FloorProbe floor = FloorProbe.create(servers, topicPrefix + "bench-floor-" + runId, engineConfig.partitions(),

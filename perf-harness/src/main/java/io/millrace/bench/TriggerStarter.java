@@ -38,10 +38,19 @@ final class TriggerStarter implements Starter {
         this.tracker = tracker;
     }
 
-    /** Creates the trigger's topic, then waits until the trigger's group has its partitions (it reads from the end). */
-    static void prepare(String bootstrapServers, String topic, int partitions, String groupId) throws Exception {
+    /**
+     * Creates the trigger's topic with the engine's partition count; before the flow is deployed, since a broker that
+     * creates topics on first use (standalone's) would otherwise make it when the trigger first asks, with its default count.
+     */
+    static void createTopic(String bootstrapServers, String topic, int partitions) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        }
+    }
+
+    /** Waits until the trigger's group has the topic's partitions (it reads from the end). */
+    static void awaitAssigned(String bootstrapServers, int partitions, String groupId) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
             while (System.nanoTime() < deadline) {
                 var group = admin.describeConsumerGroups(List.of(groupId)).all().get().get(groupId);
@@ -52,8 +61,8 @@ final class TriggerStarter implements Starter {
                 }
                 Thread.sleep(200);
             }
-            throw new IllegalStateException("The trigger's group " + groupId + " did not get the partitions of " + topic
-                    + " within 120 s: is the engine's triggers role running?");
+            throw new IllegalStateException("The trigger's group " + groupId + " did not get its " + partitions
+                    + " partitions within 120 s: is the engine's triggers role running?");
         }
     }
 
