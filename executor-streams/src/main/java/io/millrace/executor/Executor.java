@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -20,10 +21,12 @@ public final class Executor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Executor.class);
 
     private final KafkaStreams streams;
+    private final boolean staticMember;
     private final CountDownLatch running = new CountDownLatch(1);
 
-    private Executor(KafkaStreams streams) {
+    private Executor(KafkaStreams streams, boolean staticMember) {
         this.streams = streams;
+        this.staticMember = staticMember;
     }
 
     /** Starts the executor; {@link #awaitRunning} tells when it processes. */
@@ -32,7 +35,7 @@ public final class Executor implements AutoCloseable {
         TopicAdmin.ensure(config, topics.executorTopics(List.of(config.workerGroup())));
         TopicAdmin.requireCoPartitioned(config, topics.commands(), topics.results());
         var streams = new KafkaStreams(ExecutorTopology.build(config, registry), ExecutorTopology.properties(config));
-        var executor = new Executor(streams);
+        var executor = new Executor(streams, isStaticMember(config));
         streams.setStateListener((next, previous) -> {
             LOG.info("Executor {} -> {}", previous, next);
             if (next == KafkaStreams.State.RUNNING) {
@@ -56,10 +59,20 @@ public final class Executor implements AutoCloseable {
         return streams.state() == KafkaStreams.State.RUNNING;
     }
 
-    /** Leaves the consumer group, so a restarted executor takes its partitions over at once. */
+    /**
+     * A dynamic member leaves the consumer group, so the other executors take its partitions over at once.
+     * A static member ({@code kafka.group.instance.id}, e.g. a StatefulSet's pod name) stays in it: back
+     * within {@code session.timeout.ms}, it gets the same partitions again, with no rebalance, and finds
+     * their state where it left it.
+     */
     @Override
     public void close() {
-        streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                .withTimeout(Duration.ofSeconds(30)));
+        var membership = staticMember ? CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP
+                : CloseOptions.GroupMembershipOperation.LEAVE_GROUP;
+        streams.close(CloseOptions.groupMembershipOperation(membership).withTimeout(Duration.ofSeconds(30)));
+    }
+
+    private static boolean isStaticMember(MillraceConfig config) {
+        return config.kafka().keySet().stream().anyMatch(key -> key.endsWith(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
     }
 }

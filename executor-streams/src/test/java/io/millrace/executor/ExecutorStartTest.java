@@ -1,5 +1,6 @@
 package io.millrace.executor;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -9,9 +10,14 @@ import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,8 +39,51 @@ class ExecutorStartTest {
                 .hasMessageContaining("4 and 2");
     }
 
+    @Test
+    void shouldStayInTheGroupOnCloseWhenAStaticMember() throws Exception {
+        // given: an executor with a static member id, as the Helm chart starts it (the pod's name)
+        String prefix = "static" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        MillraceConfig config = config(prefix, "2", Map.of("kafka.group.instance.id", "millrace-executor-0",
+                "stream-threads", "1"));
+        Executor executor = Executor.start(config, new SimpleMeterRegistry());
+        assertThat(executor.awaitRunning(Duration.ofSeconds(60))).isTrue();
+
+        // when
+        executor.close();
+
+        // then: it is still a member, so a restart within the session timeout needs no rebalance
+        assertThat(members(prefix + "executor")).extracting(MemberDescription::groupInstanceId)
+                .containsExactly(Optional.of("millrace-executor-0-1"));
+    }
+
+    @Test
+    void shouldLeaveTheGroupOnCloseWhenADynamicMember() throws Exception {
+        // given
+        String prefix = "dynamic" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        Executor executor = Executor.start(config(prefix, "2", Map.of("stream-threads", "1")), new SimpleMeterRegistry());
+        assertThat(executor.awaitRunning(Duration.ofSeconds(60))).isTrue();
+
+        // when
+        executor.close();
+
+        // then: the others take its partitions at once
+        assertThat(members(prefix + "executor")).isEmpty();
+    }
+
+    private static List<MemberDescription> members(String group) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", EmbeddedKafkaBroker.shared().bootstrapServers()))) {
+            return List.copyOf(admin.describeConsumerGroups(List.of(group)).all().get().get(group).members());
+        }
+    }
+
     private MillraceConfig config(String prefix, String partitions) {
-        return ConfigLoader.load(Map.of(), Map.of("bootstrap-servers", EmbeddedKafkaBroker.shared().bootstrapServers(),
-                "topic-prefix", prefix, "partitions", partitions, "state-dir", stateDir.toString()), null);
+        return config(prefix, partitions, Map.of());
+    }
+
+    private MillraceConfig config(String prefix, String partitions, Map<String, String> more) {
+        var settings = new HashMap<>(Map.of("bootstrap-servers", EmbeddedKafkaBroker.shared().bootstrapServers(),
+                "topic-prefix", prefix, "partitions", partitions, "state-dir", stateDir.toString()));
+        settings.putAll(more);
+        return ConfigLoader.load(Map.of(), settings, null);
     }
 }

@@ -8,10 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /** Creates the topics a role needs, with the configured partitions and replication; existing ones are kept. */
 public final class TopicAdmin {
@@ -85,7 +88,7 @@ public final class TopicAdmin {
      */
     public static void requireCoPartitioned(MillraceConfig config, Topics.Topic<?> first, Topics.Topic<?> second) {
         try (Admin admin = Admin.create(adminProperties(config))) {
-            var descriptions = admin.describeTopics(List.of(first.name(), second.name())).allTopicNames().get();
+            var descriptions = describe(admin, List.of(first.name(), second.name()));
             int a = descriptions.get(first.name()).partitions().size();
             int b = descriptions.get(second.name()).partitions().size();
             if (a != b) {
@@ -99,6 +102,22 @@ public final class TopicAdmin {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while describing topics", e);
+        }
+    }
+
+    /** Describes topics, waiting up to 10 s for ones just created that the broker does not know yet. */
+    private static Map<String, TopicDescription> describe(Admin admin, List<String> names)
+            throws ExecutionException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                return admin.describeTopics(names).allTopicNames().get();
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
         }
     }
 }
