@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * An engine under a little load (executions that succeed, fail and retry, through the worker, over REST with and
- * without {@code ?wait}), scraped on its management port: the health answer and the metrics every role exports.
+ * without {@code ?wait}), scraped on its management port: the health answer, the metrics every role exports, and
+ * every Grafana dashboard's queries evaluated by a real Prometheus against that scrape.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -126,6 +127,54 @@ class MetricsEndToEndTest {
                 .contains("kafka_producer_record_send_total")
                 .contains("jvm_memory_used_bytes")
                 .contains("process_cpu_usage");
+    }
+
+    /**
+     * The dashboard check: a real Prometheus scrapes this engine while it keeps working, then evaluates every query
+     * of every dashboard in helm/millrace/dashboards; each must parse, name only metrics the engine exports and answer
+     * with data (see the check script).
+     */
+    @Test
+    void shouldShowDataInEveryPanelOfEveryDashboard() throws Exception {
+        // given: Kafka's per-thread and per-task metrics bound, and load going on while Prometheus scrapes
+        scrapeOnceKafkaMetricsAreBound();
+        Path check = Path.of("..", "helm", "millrace", "dashboards", "check").toAbsolutePath().normalize();
+        Path log = Files.createTempFile("millrace-dashboards-check", ".log");
+        var load = Thread.ofVirtual().start(() -> {
+            try {
+                for (int i = 0; !Thread.currentThread().isInterrupted(); i++) {
+                    send("POST", api + "/executions/metrics.test/metrics-ok" + (i % 5 == 0 ? "?wait=true" : ""), "{}");
+                    if (i % 4 == 0) {
+                        send("POST", api + "/executions/metrics.test/metrics-failing", "{}");
+                    }
+                    Thread.sleep(200);
+                }
+            } catch (InterruptedException e) {
+                // the check is over
+            } catch (Exception e) {
+                throw new IllegalStateException("The load stopped", e);
+            }
+        });
+
+        // when
+        int exit;
+        try {
+            Process process = new ProcessBuilder(check.toString(), "localhost:" + engine.managementPort(), "20")
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            if (!process.waitFor(5, TimeUnit.MINUTES)) {
+                process.destroyForcibly();
+            }
+            exit = process.exitValue();
+        } finally {
+            load.interrupt();
+            load.join(Duration.ofSeconds(70));
+        }
+
+        // then
+        String output = Files.readString(log);
+        System.out.println(output);
+        assertThat(output).contains("all parse, name scraped metrics and answer with data");
+        assertThat(exit).as(output).isZero();
     }
 
     /** Kafka adds per-thread and per-task metrics once they exist; the binders pick them up within their refresh. */
