@@ -1,6 +1,7 @@
 package io.millrace.gateway;
 
 import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -32,12 +33,18 @@ final class GatewayMetrics {
                 .register(registry);
     }
 
+    /** The route as declared; {@link #UNMATCHED} when no endpoint handled the request (Javalin's own 404). */
+    private static String route(Context ctx) {
+        if (ctx.handlerType() == HandlerType.BEFORE) {
+            return UNMATCHED; // no endpoint ran: Javalin refuses to tell an endpoint path here
+        }
+        String route = ctx.endpointHandlerPath();
+        return route == null || route.isEmpty() ? UNMATCHED : route;
+    }
+
     /** Called once a request was answered (Javalin's request logger), with how long it took. */
     void answered(Context ctx, float millis) {
-        String route = ctx.endpointHandlerPath();
-        if (route == null || route.isEmpty()) {
-            route = UNMATCHED;
-        }
+        String route = route(ctx);
         String method = ctx.method().name();
         int status = ctx.statusCode();
         String routeTag = route;
