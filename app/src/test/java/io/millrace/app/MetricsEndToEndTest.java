@@ -76,6 +76,7 @@ class MetricsEndToEndTest {
             assertThat(send("POST", api + "/executions/metrics.test/metrics-ok", "{}").statusCode()).isEqualTo(200);
         }
         assertThat(send("GET", api + "/executions/no-such-execution", null).statusCode()).isEqualTo(404);
+        assertThat(send("GET", api + "/no-such-route/42", null).statusCode()).isEqualTo(404);
     }
 
     @AfterAll
@@ -119,7 +120,9 @@ class MetricsEndToEndTest {
                 // gateway: by route, never by the concrete path
                 .contains("route=\"/api/v1/executions/{namespace}/{flowId}\"")
                 .contains("route=\"/api/v1/executions/{id}\",status=\"404\"")
+                .contains("millrace_gateway_requests_seconds_count{method=\"GET\",route=\"unmatched\",status=\"404\"} 1")
                 .doesNotContain("no-such-execution")
+                .doesNotContain("no-such-route")
                 .contains("millrace_gateway_waiters ")
                 // Kafka Streams, clients, JVM and process
                 .contains("kafka_stream_thread_commit_latency_avg")
