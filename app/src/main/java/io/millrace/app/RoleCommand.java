@@ -30,7 +30,28 @@ abstract class RoleCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        MillraceConfig config = options.load(Map.of());
+        Running running = launch(options.load(Map.of()));
+        System.out.println("Millrace metrics at " + running.management().metricsUrl() + ", health at http://localhost:"
+                + running.management().port() + "/health");
+        Lifecycle.runUntilStopped(running);
+        return 0;
+    }
+
+    /** The role and its management server, which answers /health from the role's readiness. */
+    record Running(AutoCloseable role, ManagementServer management) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            management.ready(() -> false);
+            try {
+                role.close();
+            } finally {
+                management.close();
+            }
+        }
+    }
+
+    /** Starts the management server, then the role with its metrics in the server's registry. */
+    Running launch(MillraceConfig config) throws Exception {
         PrometheusMeterRegistry registry = ManagementServer.newRegistry();
         ManagementServer management = ManagementServer.start(registry, config.managementPort());
         Started started;
@@ -41,10 +62,7 @@ abstract class RoleCommand implements Callable<Integer> {
             throw e;
         }
         management.ready(started.ready());
-        System.out.println("Millrace metrics at " + management.metricsUrl() + ", health at http://localhost:"
-                + management.port() + "/health");
-        Lifecycle.runUntilStopped(started.role(), management);
-        return 0;
+        return new Running(started.role(), management);
     }
 
     @Command(name = "executor", description = "Run the executor (Kafka Streams) against an external Kafka.")
