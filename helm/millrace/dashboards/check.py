@@ -20,6 +20,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -134,6 +135,8 @@ def main():
     if len(sys.argv) < 3:
         fail_fast(__doc__)
     prometheus_dir, target = sys.argv[1], sys.argv[2]
+    # stopped from outside (a test's timeout): still stop Prometheus and remove its data, in the finally blocks
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
     seconds = int(sys.argv[3]) if len(sys.argv) > 3 else 20
     prometheus = os.path.join(prometheus_dir, "bin", "prometheus")
     promtool = os.path.join(prometheus_dir, "bin", "promtool")

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An engine under a little load (executions that succeed, fail and retry, through the worker, over REST with and
@@ -54,14 +55,14 @@ class MetricsEndToEndTest {
             """;
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private Path stateDir;
+    @TempDir
+    static Path stateDir;
     private Engine engine;
     private String api;
     private String management;
 
     @BeforeAll
     void startAnEngineUnderLoad() throws Exception {
-        stateDir = Files.createTempDirectory("millrace-metrics");
         MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("metrics", stateDir, "port", "0"), null);
         engine = Engine.start(config);
         api = "http://localhost:" + engine.port() + "/api/v1";
@@ -165,7 +166,11 @@ class MetricsEndToEndTest {
             Process process = new ProcessBuilder(check.toString(), "localhost:" + engine.managementPort(), "20")
                     .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             if (!process.waitFor(5, TimeUnit.MINUTES)) {
-                process.destroyForcibly();
+                process.destroy(); // the check stops its Prometheus on SIGTERM
+                if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+                process.waitFor();
             }
             exit = process.exitValue();
         } finally {
@@ -175,6 +180,7 @@ class MetricsEndToEndTest {
 
         // then
         String output = Files.readString(log);
+        Files.delete(log);
         System.out.println(output);
         assertThat(output).contains("all parse, name scraped metrics and answer with data");
         assertThat(exit).as(output).isZero();
