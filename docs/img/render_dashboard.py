@@ -53,7 +53,7 @@ def main():
     start = end - minutes * 60
     rows = sorted({p["gridPos"]["y"] for p in panels})
     fig = plt.figure(figsize=(18, 3.2 * len(rows)), facecolor="#111217")
-    grid = fig.add_gridspec(len(rows), 24, hspace=0.55, wspace=1.2)
+    grid = fig.add_gridspec(len(rows), 24, hspace=0.55, wspace=1.2, top=0.95, bottom=0.03, left=0.03, right=0.99)
     for panel in panels:
         pos = panel["gridPos"]
         ax = fig.add_subplot(grid[rows.index(pos["y"]), pos["x"]:pos["x"] + pos["w"]])
@@ -81,7 +81,7 @@ def main():
         else:
             ax.text(0.5, 0.5, "no data", color="#9fa7b3", ha="center", va="center", transform=ax.transAxes)
     fig.suptitle(dashboard["title"] + f" (last {minutes} minutes, rendered from Prometheus)", color="#d8d9da",
-                 fontsize=13, x=0.01, ha="left")
+                 fontsize=13, x=0.03, y=0.985, ha="left")
     fig.savefig(out, dpi=90, facecolor=fig.get_facecolor(), bbox_inches="tight")
     print("wrote " + out)
 
