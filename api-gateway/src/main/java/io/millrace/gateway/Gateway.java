@@ -1,6 +1,8 @@
 package io.millrace.gateway;
 
 import io.javalin.Javalin;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
@@ -28,21 +30,24 @@ public final class Gateway implements AutoCloseable {
     private final ExecutorService responses = Executors.newVirtualThreadPerTaskExecutor();
     private final Publisher publisher;
     private ReadModel readModel;
+    private AutoCloseable publisherMetrics;
     private Javalin http;
     private volatile boolean listening;
     private volatile boolean closed;
 
-    private Gateway(MillraceConfig config) {
+    private Gateway(MillraceConfig config, MeterRegistry registry) {
         publisher = Publisher.create(config);
         try {
+            publisherMetrics = publisher.bindMetrics(registry);
             var overlay = new FlowOverlay();
-            readModel = ReadModel.start(config, overlay::caughtUp, waiters::onSnapshot);
+            readModel = ReadModel.start(config, overlay::caughtUp, waiters::onSnapshot, registry);
             var clock = Clock.systemUTC();
             Topics topics = Topics.of(config);
             var flows = new FlowService(readModel::latestFlow, overlay, publisher, clock,
                     groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
             var executions = new ExecutionService(flows, readModel, waiters, publisher, responses, clock);
-            http = HttpApi.create(flows, executions, readModel::logs, this::problem, config.waitTimeout(), responses);
+            http = HttpApi.create(flows, executions, readModel::logs, this::problem, config.waitTimeout(), responses,
+                    new GatewayMetrics(registry, waiters));
             http.start(config.port());
             listening = true;
         } catch (RuntimeException e) {
@@ -51,11 +56,20 @@ public final class Gateway implements AutoCloseable {
         }
     }
 
-    /** Creates the flows, commands and executions topics if needed, then starts the gateway. */
+    /** {@link #start(MillraceConfig, MeterRegistry)} with metrics nobody reads. */
     public static Gateway start(MillraceConfig config) {
+        return start(config, new SimpleMeterRegistry());
+    }
+
+    /**
+     * Creates the flows, commands and executions topics if needed, then starts the gateway.
+     *
+     * @param registry where the gateway's metrics (requests, waiters, its Kafka clients') go
+     */
+    public static Gateway start(MillraceConfig config, MeterRegistry registry) {
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands(), topics.executions(), topics.logs()));
-        Gateway gateway = new Gateway(config);
+        Gateway gateway = new Gateway(config, registry);
         LOG.info("Gateway listening on port {}", gateway.port());
         return gateway;
     }
@@ -99,6 +113,13 @@ public final class Gateway implements AutoCloseable {
         }
         if (readModel != null) {
             readModel.close();
+        }
+        if (publisherMetrics != null) {
+            try {
+                publisherMetrics.close();
+            } catch (Exception e) {
+                LOG.warn("Unable to unbind the producer's metrics", e);
+            }
         }
         publisher.close();
         responses.shutdown();

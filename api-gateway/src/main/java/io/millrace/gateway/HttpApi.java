@@ -48,11 +48,13 @@ final class HttpApi {
      * @param problem why the gateway is not ready, or null when it is
      * @param defaultWait how long {@code ?wait=true} waits without {@code ?timeout}
      * @param executor where asynchronous answers are written
+     * @param metrics told of every answered request
      */
     static Javalin create(FlowService flows, ExecutionService executions, Function<String, List<LogRecord>> logs,
-            Supplier<String> problem, Duration defaultWait, Executor executor) {
+            Supplier<String> problem, Duration defaultWait, Executor executor, GatewayMetrics metrics) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
+            config.requestLogger.http(metrics::answered);
             config.startupWatcherEnabled = false;
             config.jsonMapper(new JavalinJackson(Json.MAPPER, false));
             // No servlet timeout: every asynchronous answer ends by itself (wait timeout, producer timeouts).

@@ -12,6 +12,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.millrace.serdes.KafkaMeters;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -92,6 +94,11 @@ final class Publisher implements AutoCloseable {
             acked.completeExceptionally(e);
         }
         return acked;
+    }
+
+    /** Binds the producer's own metrics; close the result before the producer. */
+    AutoCloseable bindMetrics(MeterRegistry registry) {
+        return KafkaMeters.bind(producer, registry);
     }
 
     @Override

@@ -17,6 +17,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.millrace.serdes.KafkaMeters;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -35,16 +38,20 @@ final class ReadModel implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReadModel.class);
 
     private final KafkaStreams streams;
+    private final KafkaStreamsMetrics metrics;
     private final CountDownLatch running = new CountDownLatch(1);
 
-    private ReadModel(KafkaStreams streams) {
+    private ReadModel(KafkaStreams streams, MeterRegistry registry) {
         this.streams = streams;
+        this.metrics = new KafkaStreamsMetrics(streams, List.of(), KafkaMeters.scheduler(), KafkaMeters.REFRESH);
+        metrics.bindTo(registry);
     }
 
     /** @param onExecution told the execution id and encoded snapshot of every snapshot read, on the global thread */
-    static ReadModel start(MillraceConfig config, Consumer<FlowRecord> onFlow, BiConsumer<String, byte[]> onExecution) {
+    static ReadModel start(MillraceConfig config, Consumer<FlowRecord> onFlow, BiConsumer<String, byte[]> onExecution,
+            MeterRegistry registry) {
         var topology = ReadModelTopology.build(Topics.of(config), onFlow, onExecution);
-        var model = new ReadModel(new KafkaStreams(topology, ReadModelTopology.properties(config)));
+        var model = new ReadModel(new KafkaStreams(topology, ReadModelTopology.properties(config)), registry);
         model.streams.setStateListener((next, previous) -> {
             LOG.info("Gateway read model {} -> {}", previous, next);
             if (next == KafkaStreams.State.RUNNING) {
@@ -158,6 +165,7 @@ final class ReadModel implements AutoCloseable {
 
     @Override
     public void close() {
+        metrics.close();
         streams.close(Duration.ofSeconds(10));
     }
 }

@@ -1,6 +1,6 @@
 package io.millrace.app;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.millrace.config.MillraceConfig;
 import io.millrace.executor.Executor;
 import io.millrace.gateway.Gateway;
@@ -9,14 +9,19 @@ import io.millrace.worker.Worker;
 import java.time.Duration;
 import java.util.ArrayDeque;
 
-/** Executor, worker, gateway and triggers in one JVM against one Kafka: the standalone engine less its broker. */
+/**
+ * Executor, worker, gateway and triggers in one JVM against one Kafka: the standalone engine less its broker. One
+ * management server ({@code management-port}) serves the metrics of all four and their health.
+ */
 public final class Engine implements AutoCloseable {
+    private final ManagementServer management;
     private final Executor executor;
     private final Worker worker;
     private final Gateway gateway;
     private final Triggers triggers;
 
-    private Engine(Executor executor, Worker worker, Gateway gateway, Triggers triggers) {
+    private Engine(ManagementServer management, Executor executor, Worker worker, Gateway gateway, Triggers triggers) {
+        this.management = management;
         this.executor = executor;
         this.worker = worker;
         this.gateway = gateway;
@@ -27,21 +32,25 @@ public final class Engine implements AutoCloseable {
     public static Engine start(MillraceConfig config) throws InterruptedException {
         var started = new ArrayDeque<AutoCloseable>();
         try {
-            Executor executor = Executor.start(config, new SimpleMeterRegistry());
+            PrometheusMeterRegistry registry = ManagementServer.newRegistry();
+            ManagementServer management = ManagementServer.start(registry, config.managementPort());
+            started.push(management);
+            Executor executor = Executor.start(config, registry);
             started.push(executor);
             if (!executor.awaitRunning(Duration.ofSeconds(120))) {
                 throw new IllegalStateException("Expected the executor to be running within 120 s, but it is not");
             }
-            Worker worker = Worker.start(config);
+            Worker worker = Worker.start(config, registry);
             started.push(worker);
-            Gateway gateway = Gateway.start(config);
+            Gateway gateway = Gateway.start(config, registry);
             started.push(gateway);
             if (!gateway.awaitReady(Duration.ofSeconds(120))) {
                 throw new IllegalStateException("Expected the gateway to be ready within 120 s, but it is not");
             }
-            Triggers triggers = Triggers.start(config, new SimpleMeterRegistry());
+            Triggers triggers = Triggers.start(config, registry);
             started.push(triggers);
-            return new Engine(executor, worker, gateway, triggers);
+            management.ready(() -> executor.isRunning() && worker.running() && gateway.ready() && triggers.running());
+            return new Engine(management, executor, worker, gateway, triggers);
         } catch (RuntimeException | InterruptedException e) {
             for (AutoCloseable role : started) {
                 try {
@@ -58,11 +67,22 @@ public final class Engine implements AutoCloseable {
         return gateway.port();
     }
 
+    /** The management port: {@code /metrics} and {@code /health}. */
+    public int managementPort() {
+        return management.port();
+    }
+
+    public String metricsUrl() {
+        return management.metricsUrl();
+    }
+
     @Override
     public void close() {
+        management.ready(() -> false);
         triggers.close();
         gateway.close();
         worker.close();
         executor.close();
+        management.close();
     }
 }

@@ -1,6 +1,7 @@
 package io.millrace.app;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.millrace.config.MillraceConfig;
 import io.millrace.executor.Executor;
 import io.millrace.gateway.Gateway;
@@ -9,58 +10,98 @@ import io.millrace.worker.Worker;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
-/** One role alone against an external Kafka cluster; runs until interrupted (Ctrl-C, SIGTERM). */
+/**
+ * One role alone against an external Kafka cluster, with its management server ({@code /metrics}, {@code /health}
+ * on {@code management-port}); runs until interrupted (Ctrl-C, SIGTERM).
+ */
 abstract class RoleCommand implements Callable<Integer> {
     @Mixin
     CommonOptions options;
 
-    abstract AutoCloseable start(MillraceConfig config) throws Exception;
+    /** A role started: what stops it, and whether it can serve (for {@code /health}). */
+    record Started(AutoCloseable role, BooleanSupplier ready) {
+    }
+
+    abstract Started start(MillraceConfig config, MeterRegistry registry) throws Exception;
 
     @Override
     public Integer call() throws Exception {
-        MillraceConfig config = options.load(Map.of());
-        AutoCloseable role = start(config);
-        Lifecycle.runUntilStopped(role);
+        Running running = launch(options.load(Map.of()));
+        System.out.println("Millrace metrics at " + running.management().metricsUrl() + ", health at http://localhost:"
+                + running.management().port() + "/health");
+        Lifecycle.runUntilStopped(running);
         return 0;
+    }
+
+    /** The role and its management server, which answers /health from the role's readiness. */
+    record Running(AutoCloseable role, ManagementServer management) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            management.ready(() -> false);
+            try {
+                role.close();
+            } finally {
+                management.close();
+            }
+        }
+    }
+
+    /** Starts the management server, then the role with its metrics in the server's registry. */
+    Running launch(MillraceConfig config) throws Exception {
+        PrometheusMeterRegistry registry = ManagementServer.newRegistry();
+        ManagementServer management = ManagementServer.start(registry, config.managementPort());
+        Started started;
+        try {
+            started = start(config, registry);
+        } catch (Exception | Error e) {
+            management.close();
+            throw e;
+        }
+        management.ready(started.ready());
+        return new Running(started.role(), management);
     }
 
     @Command(name = "executor", description = "Run the executor (Kafka Streams) against an external Kafka.")
     static final class ExecutorCommand extends RoleCommand {
         @Override
-        AutoCloseable start(MillraceConfig config) {
+        Started start(MillraceConfig config, MeterRegistry registry) {
             System.out.println("Millrace executor starting against " + config.bootstrapServers());
-            return Executor.start(config, new SimpleMeterRegistry());
+            Executor executor = Executor.start(config, registry);
+            return new Started(executor, executor::isRunning);
         }
     }
 
     @Command(name = "worker", description = "Run a worker for one worker group against an external Kafka.")
     static final class WorkerCommand extends RoleCommand {
         @Override
-        AutoCloseable start(MillraceConfig config) {
+        Started start(MillraceConfig config, MeterRegistry registry) {
             System.out.println("Millrace worker (group " + config.workerGroup() + ") starting against " + config.bootstrapServers());
-            return Worker.start(config);
+            Worker worker = Worker.start(config, registry);
+            return new Started(worker, worker::running);
         }
     }
 
     @Command(name = "gateway", description = "Run the REST gateway against an external Kafka.")
     static final class GatewayCommand extends RoleCommand {
         @Override
-        AutoCloseable start(MillraceConfig config) {
-            Gateway gateway = Gateway.start(config);
+        Started start(MillraceConfig config, MeterRegistry registry) {
+            Gateway gateway = Gateway.start(config, registry);
             System.out.println("Millrace gateway: API at http://localhost:" + gateway.port() + "/api/v1");
-            return gateway;
+            return new Started(gateway, gateway::ready);
         }
     }
 
     @Command(name = "triggers", description = "Run the flows' triggers (Kafka) against an external Kafka.")
     static final class TriggersCommand extends RoleCommand {
         @Override
-        AutoCloseable start(MillraceConfig config) {
+        Started start(MillraceConfig config, MeterRegistry registry) {
             System.out.println("Millrace triggers starting against " + config.bootstrapServers());
-            return Triggers.start(config, new SimpleMeterRegistry());
+            Triggers triggers = Triggers.start(config, registry);
+            return new Started(triggers, triggers::running);
         }
     }
 

@@ -38,6 +38,8 @@ final class StandaloneCommand implements Callable<Integer> {
             broker.close();
             throw e;
         }
+        System.out.println("Millrace metrics at " + engine.metricsUrl() + ", health at http://localhost:"
+                + engine.managementPort() + "/health");
         System.out.println("Millrace is up. API: http://localhost:" + engine.port() + "/api/v1  (Kafka at "
                 + broker.bootstrapServers() + "). Ctrl-C stops it.");
         RoleCommand.Lifecycle.runUntilStopped(engine, broker);

@@ -19,7 +19,8 @@ final class TestEngines {
         var settings = new HashMap<String, String>(Map.of(
                 "bootstrap-servers", EmbeddedKafkaBroker.shared().bootstrapServers(),
                 "topic-prefix", stem + UUID.randomUUID().toString().substring(0, 8) + ".",
-                "state-dir", stateDir.toString()));
+                "state-dir", stateDir.toString(),
+                "management-port", "0"));
         for (int i = 0; i < more.length; i += 2) {
             settings.put(more[i], more[i + 1]);
         }

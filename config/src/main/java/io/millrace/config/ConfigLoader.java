@@ -40,6 +40,7 @@ public final class ConfigLoader {
             Map.entry("worker-group", "default"),
             Map.entry("worker-concurrency", "256"),
             Map.entry("port", "8080"),
+            Map.entry("management-port", "8081"),
             Map.entry("wait-timeout", "PT60S"),
             Map.entry("trigger-executor-backlog", "1000"),
             Map.entry("data-dir", "data"));
@@ -113,6 +114,7 @@ public final class ConfigLoader {
                 reader.text("worker-group"),
                 reader.positive("worker-concurrency"),
                 reader.port("port"),
+                reader.port("management-port"),
                 reader.duration("wait-timeout"),
                 reader.nonNegativeLong("trigger-executor-backlog"),
                 Path.of(reader.text("data-dir")),

@@ -27,6 +27,7 @@ public record MillraceConfig(
         String workerGroup,
         int workerConcurrency,
         int port,
+        int managementPort,
         Duration waitTimeout,
         long triggerExecutorBacklog,
         Path dataDir,
@@ -47,13 +48,13 @@ public record MillraceConfig(
     public MillraceConfig withBootstrapServers(String servers) {
         return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
-                retention, workerGroup, workerConcurrency, port, waitTimeout, triggerExecutorBacklog, dataDir, kafka);
+                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog, dataDir, kafka);
     }
 
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
-                retention, workerGroup, workerConcurrency, port, waitTimeout, triggerExecutorBacklog, dataDir, kafka);
+                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog, dataDir, kafka);
     }
 
     public boolean exactlyOnce() {

@@ -60,6 +60,14 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void shouldServeManagementOnItsOwnPortUnlessToldOtherwise() {
+        assertThat(ConfigLoader.load(Map.of(), Map.of(), null).managementPort()).isEqualTo(8081);
+        assertThat(ConfigLoader.load(Map.of("MILLRACE_MANAGEMENT_PORT", "0"), Map.of(), null).managementPort()).isZero();
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("management-port", "-1"), null))
+                .hasMessage("Expected management-port to be a port number from 0 to 65535, but got '-1' (from --management-port)");
+    }
+
+    @Test
     void shouldNameABadValueWhatWasExpectedAndItsSource() {
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("port", "70000"), null))
                 .hasMessage("Expected port to be a port number from 0 to 65535, but got '70000' (from --port)");

@@ -61,7 +61,7 @@ final class EngineProcess implements AutoCloseable {
             Path data = workDir.resolve("data");
             stateDirs.add(data.resolve("state"));
             var args = new ArrayList<>(List.of("standalone", "--data-dir", data.toString(), "--port", "0",
-                    "--kafka-port", Integer.toString(freePort())));
+                    "--kafka-port", Integer.toString(freePort()), "--set", "management-port=0"));
             addSettings(args, settings);
             Path standaloneLog = logDir.resolve("engine-standalone.log");
             Process standalone = launch(command(mainClass, build, args), standaloneLog);
@@ -72,7 +72,8 @@ final class EngineProcess implements AutoCloseable {
             for (int i = 2; i <= executors; i++) {
                 Path state = workDir.resolve("executor-" + i).resolve("state");
                 stateDirs.add(state);
-                var executorArgs = new ArrayList<>(List.of("executor", "--bootstrap-servers", bootstrap, "--set", "state-dir=" + state));
+                var executorArgs = new ArrayList<>(List.of("executor", "--bootstrap-servers", bootstrap, "--set", "state-dir=" + state,
+                        "--set", "management-port=0"));
                 addSettings(executorArgs, settings);
                 Path executorLog = logDir.resolve("engine-executor-" + i + ".log");
                 processes.add(launch(command(mainClass, build, executorArgs), executorLog));

@@ -128,7 +128,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             };
         } catch (RuntimeException e) {
             effects.deadLetter(record.key(), "Unreadable record: " + e.getMessage(), record.value(), now());
-            metrics.deadLettered();
+            metrics.deadLettered(ExecutorMetrics.DeadLetterReason.UNREADABLE);
             return;
         }
         handle(command, record.value());
@@ -141,7 +141,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             deferred.delete(command.executionId());
             effects.deadLetter(command.executionId(), "Killed while waiting for its flow: the execution never started",
                     create, now);
-            metrics.deadLettered();
+            metrics.deadLettered(ExecutorMetrics.DeadLetterReason.KILLED_WAITING_FOR_FLOW);
             return;
         }
         var state = new StoreBackedState(command.executionId(), stores);
@@ -171,7 +171,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                         now, true).send();
                 metrics.reemitted();
             }
-            metrics.handled(command, decision);
+            metrics.handled(command, decision, state.execution().orElse(null), flow);
         } catch (RuntimeException | Error e) {
             rethrowIfFatal(e);
             state.evict();
@@ -179,7 +179,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             failExecution(command.executionId(), "Internal error: " + e, now);
             effects.deadLetter(command.executionId(), "Failed handling " + command.getClass().getSimpleName()
                     + ": " + e, original, now);
-            metrics.deadLettered();
+            metrics.deadLettered(ExecutorMetrics.DeadLetterReason.INTERNAL_ERROR);
         }
     }
 
@@ -218,7 +218,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         } else {
             LOG.warn("Rejected {} for {}: {}", command.getClass().getSimpleName(), command.executionId(), rejection.reason());
             effects.deadLetter(command.executionId(), rejection.reason(), original, now);
-            metrics.deadLettered();
+            metrics.deadLettered(ExecutorMetrics.DeadLetterReason.INVALID_COMMAND);
         }
     }
 
@@ -283,6 +283,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                 timerStored(leaseGraceUntil);
                 continue;
             }
+            metrics.timerFired(timer.kind(), wallClockMillis - timer.dueAt().toEpochMilli());
             handle(new TimerFired(timer, now), entry.value);
         }
         retryDeferred(); // a create that still waits is deferred again, which asks for the next wake-up

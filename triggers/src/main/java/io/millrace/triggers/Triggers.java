@@ -1,12 +1,14 @@
 package io.millrace.triggers;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowTriggerSpec;
 import io.millrace.core.flow.TriggerDef;
 import io.millrace.core.flow.TriggerTypes;
 import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.KafkaMeters;
 import io.millrace.serdes.KafkaPassThrough;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
@@ -61,6 +63,7 @@ public final class Triggers implements AutoCloseable {
     private final SchemaRegistries registries = new SchemaRegistries();
     private final ExecutorBacklog backlog;
     private volatile boolean closed;
+    private final List<AutoCloseable> kafkaMetrics = new ArrayList<>();
 
     private Triggers(MillraceConfig config, MeterRegistry registry) {
         this.topics = Topics.of(config);
@@ -83,6 +86,11 @@ public final class Triggers implements AutoCloseable {
         this.flowTriggers = new FlowTriggers(config, commands, metrics);
         this.backlog = new ExecutorBacklog(config);
         // a schedule's state is in Kafka: a stream thread that fails starts again from it
+        var schedulesMetrics = new KafkaStreamsMetrics(schedules, List.of(), KafkaMeters.scheduler(), KafkaMeters.REFRESH);
+        schedulesMetrics.bindTo(registry);
+        kafkaMetrics.add(schedulesMetrics);
+        kafkaMetrics.add(KafkaMeters.bind(commands, registry));
+        kafkaMetrics.add(KafkaMeters.bind(flows, registry));
         schedules.setUncaughtExceptionHandler(e -> {
             LOG.error("A schedules stream thread failed; it is replaced", e);
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
@@ -97,6 +105,11 @@ public final class Triggers implements AutoCloseable {
         triggers.watcher.start();
         triggers.schedules.start();
         return triggers;
+    }
+
+    /** Follows the flows and runs the schedules: not stopping, and the schedules' Kafka Streams is up. */
+    public boolean running() {
+        return !closed && watcher.isAlive() && schedules.state().isRunningOrRebalancing();
     }
 
     private record Latest(int revision, Flow flow) {
@@ -198,6 +211,13 @@ public final class Triggers implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        for (AutoCloseable metrics : kafkaMetrics) {
+            try {
+                metrics.close();
+            } catch (Exception e) {
+                LOG.warn("Unable to unbind Kafka metrics", e);
+            }
+        }
         flows.wakeup();
         try {
             watcher.join(Duration.ofSeconds(10));

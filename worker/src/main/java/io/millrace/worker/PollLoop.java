@@ -97,6 +97,16 @@ final class PollLoop implements Runnable {
         this.lastCommitNanos = nanoTime.getAsLong() - COMMIT_INTERVAL.toNanos();
     }
 
+    /** Slots taken by a task now (thread-safe; read by the metrics). */
+    int busySlots() {
+        return concurrency - slots.availablePermits();
+    }
+
+    /** Slots free for a task now (thread-safe; read by the metrics). */
+    int freeSlots() {
+        return slots.availablePermits();
+    }
+
     /** Asks the loop to end; thread-safe. The loop then stops the tasks, commits and closes the consumer. */
     void stop() {
         running = false;

@@ -47,18 +47,20 @@ final class TaskRunner implements PollLoop.Starter {
     private final TaskLogs logs;
     private final ScheduledExecutorService heartbeats;
     private final Duration defaultLease;
+    private final WorkerMetrics metrics;
     private final ExecutorService threads = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("millrace-task-", 0).factory());
     private volatile boolean stopping;
 
     TaskRunner(TaskRegistry registry, Expressions expressions, ResultPublisher publisher, TaskLogs logs,
-               ScheduledExecutorService heartbeats, Duration defaultLease) {
+               ScheduledExecutorService heartbeats, Duration defaultLease, WorkerMetrics metrics) {
         this.registry = registry;
         this.expressions = expressions;
         this.publisher = publisher;
         this.logs = logs;
         this.heartbeats = heartbeats;
         this.defaultLease = defaultLease;
+        this.metrics = metrics;
     }
 
     @Override
@@ -83,6 +85,7 @@ final class TaskRunner implements PollLoop.Starter {
             slot.done(true);
             return;
         }
+        metrics.started(task.getTaskType(), System.currentTimeMillis() - task.getDispatchedAt().toEpochMilli());
         var attempt = new Attempt(task, logs.attempt(task), () -> slot.done(true));
         ScheduledFuture<?> beating = attempt.beatEvery(heartbeatPeriodMillis(task));
         TaskOutcome outcome;
@@ -173,6 +176,7 @@ final class TaskRunner implements PollLoop.Starter {
         /** Frees the attempt's slot once its final result is sent. */
         private final Runnable settled;
         private final ReentrantLock lock = new ReentrantLock();
+        private final long startedNanos = System.nanoTime();
         private boolean ended;
         private ScheduledFuture<?> deadline;
 
@@ -243,6 +247,7 @@ final class TaskRunner implements PollLoop.Starter {
                     log.log("ERROR", TaskRun.ownMessage(task.getTaskId(), outcome.error()));
                 }
                 publisher.result(task, outcome.state(), outcome.outputs(), outcome.error(), settled);
+                metrics.ended(task.getTaskType(), outcome.state(), System.nanoTime() - startedNanos);
                 return true;
             } finally {
                 lock.unlock();

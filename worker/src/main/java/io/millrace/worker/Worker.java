@@ -1,5 +1,10 @@
 package io.millrace.worker;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import io.millrace.serdes.KafkaMeters;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.expression.Expressions;
 import io.millrace.serdes.TopicAdmin;
@@ -40,8 +45,10 @@ public final class Worker implements AutoCloseable {
     private final PollLoop loop;
     private final Thread pollThread;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final KafkaClientMetrics producerMetrics;
+    private final KafkaClientMetrics consumerMetrics;
 
-    private Worker(MillraceConfig config, String workerId) {
+    private Worker(MillraceConfig config, String workerId, MeterRegistry registry) {
         this.workerId = workerId;
         this.group = config.workerGroup();
         Topics topics = Topics.of(config);
@@ -52,13 +59,23 @@ public final class Worker implements AutoCloseable {
         heartbeats.setRemoveOnCancelPolicy(true);
         try {
             var publisher = new ResultPublisher(producer, topics.results().name(), workerId);
-            var runner = new TaskRunner(TaskRegistry.standard(), new Expressions(), publisher,
-                    new TaskLogs(producer, topics.logs().name()), heartbeats, config.lease());
+            TaskRegistry tasks = TaskRegistry.standard();
+            var runner = new TaskRunner(tasks, new Expressions(), publisher,
+                    new TaskLogs(producer, topics.logs().name()), heartbeats, config.lease(),
+                    new WorkerMetrics(registry, group, tasks.types()));
             // Values stay bytes until a task thread decodes them: a bad record must not break poll().
             var consumer = new KafkaConsumer<>(KafkaSettings.consumer(config, workerId), new StringDeserializer(),
                     new ByteArrayDeserializer());
             this.loop = new PollLoop(consumer, topics.tasks(group).name(), config.workerConcurrency(), runner,
                     runner::stop, STOP_GRACE);
+            Gauge.builder("millrace.worker.slots.busy", loop, PollLoop::busySlots)
+                    .description("Task slots (of worker-concurrency) running a task now").tag("group", group)
+                    .register(registry);
+            Gauge.builder("millrace.worker.slots.free", loop, PollLoop::freeSlots)
+                    .description("Task slots (of worker-concurrency) free for a task now").tag("group", group)
+                    .register(registry);
+            this.producerMetrics = KafkaMeters.bind(producer, registry);
+            this.consumerMetrics = KafkaMeters.bind(consumer, registry);
         } catch (RuntimeException e) {
             heartbeats.shutdownNow();
             producer.close(Duration.ZERO);
@@ -69,15 +86,29 @@ public final class Worker implements AutoCloseable {
                 .unstarted(loop);
     }
 
-    /** Creates the group's tasks topic and the results and logs topics if missing, then starts consuming. */
+    /** {@link #start(MillraceConfig, MeterRegistry)} with metrics nobody reads. */
     public static Worker start(MillraceConfig config) {
+        return start(config, new SimpleMeterRegistry());
+    }
+
+    /**
+     * Creates the group's tasks topic and the results and logs topics if missing, then starts consuming.
+     *
+     * @param registry where the worker's metrics (slots, task times, its Kafka clients') go
+     */
+    public static Worker start(MillraceConfig config, MeterRegistry registry) {
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, List.of(topics.tasks(config.workerGroup()), topics.results(), topics.logs()));
-        Worker worker = new Worker(config, newWorkerId());
+        Worker worker = new Worker(config, newWorkerId(), registry);
         worker.pollThread.start();
         LOG.info("Worker {} started for group '{}' (concurrency {})", worker.workerId, worker.group,
                 config.workerConcurrency());
         return worker;
+    }
+
+    /** Polls its tasks topic: started and not stopped. */
+    public boolean running() {
+        return !closed.get() && pollThread.isAlive();
     }
 
     /** {@code host-pid-random}: tells this process's results apart from any other's, restarts included. */
@@ -102,6 +133,8 @@ public final class Worker implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         heartbeats.shutdownNow();
+        consumerMetrics.close();
+        producerMetrics.close();
         producer.close(CLOSE_TIMEOUT);
         LOG.info("Worker {} stopped", workerId);
     }

@@ -1,0 +1,59 @@
+package io.millrace.worker;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.millrace.core.execution.State;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a worker's tasks waited and ran, by worker group and task type (a type this worker does not know counts as
+ * {@code unknown}, so a flow cannot grow the tags). The timers are looked up once per type, not per task.
+ */
+final class WorkerMetrics {
+    /** Bucket bounds of the queued and run time histograms: from a few milliseconds to an hour. */
+    static final Duration[] BUCKETS = {Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25),
+            Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
+            Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10),
+            Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15),
+            Duration.ofHours(1)};
+    static final String UNKNOWN = "unknown";
+
+    private final MeterRegistry registry;
+    private final String group;
+    private final Set<String> knownTypes;
+    private final Map<String, Timer> queued = new ConcurrentHashMap<>();
+    private final Map<String, Map<State, Timer>> ran = new ConcurrentHashMap<>();
+
+    WorkerMetrics(MeterRegistry registry, String group, Set<String> knownTypes) {
+        this.registry = registry;
+        this.group = group;
+        this.knownTypes = Set.copyOf(knownTypes);
+    }
+
+    /** A task started on this worker {@code millis} after the executor dispatched it. */
+    void started(String taskType, long millis) {
+        queued.computeIfAbsent(tag(taskType), type -> Timer.builder("millrace.worker.task.queued")
+                .description("From the executor's dispatch of a task to its start on a worker")
+                .tags("group", group, "type", type)
+                .serviceLevelObjectives(BUCKETS)
+                .register(registry)).record(Math.max(0, millis), TimeUnit.MILLISECONDS);
+    }
+
+    /** A task's attempt ended in {@code state} after running {@code nanos} on this worker. */
+    void ended(String taskType, State state, long nanos) {
+        ran.computeIfAbsent(tag(taskType), type -> new ConcurrentHashMap<>())
+                .computeIfAbsent(state, s -> Timer.builder("millrace.worker.task.duration")
+                        .description("How long a task's attempt ran on a worker, by the state it ended in")
+                        .tags("group", group, "type", tag(taskType), "state", s.name())
+                        .serviceLevelObjectives(BUCKETS)
+                        .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private String tag(String taskType) {
+        return taskType != null && knownTypes.contains(taskType) ? taskType : UNKNOWN;
+    }
+}
