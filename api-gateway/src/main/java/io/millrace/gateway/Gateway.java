@@ -24,15 +24,21 @@ import org.slf4j.LoggerFactory;
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
-    private final Waiters waiters = new Waiters();
+    /** Where an open API (no token configured) listens: this machine only. */
+    public static final String LOOPBACK = "127.0.0.1";
+
+    private final Waiters waiters;
     private final ExecutorService responses = Executors.newVirtualThreadPerTaskExecutor();
     private final Publisher publisher;
+    private final String host;
     private ReadModel readModel;
     private Javalin http;
     private volatile boolean listening;
     private volatile boolean closed;
 
-    private Gateway(MillraceConfig config) {
+    private Gateway(MillraceConfig config, String host) {
+        this.host = host;
+        waiters = new Waiters(config.api().maxWaitRequests());
         publisher = Publisher.create(config);
         try {
             var overlay = new FlowOverlay();
@@ -42,8 +48,9 @@ public final class Gateway implements AutoCloseable {
             var flows = new FlowService(readModel::latestFlow, overlay, publisher, clock,
                     groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
             var executions = new ExecutionService(flows, readModel, waiters, publisher, responses, clock);
-            http = HttpApi.create(flows, executions, readModel::logs, this::problem, config.waitTimeout(), responses);
-            http.start(config.port());
+            http = HttpApi.create(flows, executions, readModel::logs, this::problem, config.waitTimeout(), responses,
+                    config.api());
+            http.start(host, config.port());
             listening = true;
         } catch (RuntimeException e) {
             close();
@@ -51,13 +58,40 @@ public final class Gateway implements AutoCloseable {
         }
     }
 
-    /** Creates the flows, commands and executions topics if needed, then starts the gateway. */
+    /**
+     * The gateway role: refuses to start unless bearer tokens are configured ({@code auth-tokens},
+     * {@code auth-tokens-file}), then requires one on every /api/v1 call and listens on every interface. Creates the
+     * flows, commands, executions and logs topics if needed.
+     */
     public static Gateway start(MillraceConfig config) {
+        if (!config.api().tokensConfigured()) {
+            throw new IllegalStateException("The gateway needs at least one bearer token: set auth-tokens (e.g."
+                    + " MILLRACE_AUTH_TOKENS from a Secret) or auth-tokens-file (a file of tokens, one a line). Only"
+                    + " standalone may run without one, open to this machine alone");
+        }
+        return start(config, "0.0.0.0");
+    }
+
+    /**
+     * The gateway as standalone runs it: with tokens configured, as {@link #start}; without, open, but listening on
+     * {@value #LOOPBACK} only, so that nothing beyond this machine can call it.
+     */
+    public static Gateway startStandalone(MillraceConfig config) {
+        return start(config, config.api().tokensConfigured() ? "0.0.0.0" : LOOPBACK);
+    }
+
+    private static Gateway start(MillraceConfig config, String host) {
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands(), topics.executions(), topics.logs()));
-        Gateway gateway = new Gateway(config);
-        LOG.info("Gateway listening on port {}", gateway.port());
+        Gateway gateway = new Gateway(config, host);
+        LOG.info("Gateway listening on {}:{}, {}", host, gateway.port(), gateway.localOnly()
+                ? "open to this machine only (no bearer token configured)" : "bearer token required under /api/v1");
         return gateway;
+    }
+
+    /** Whether the API is open and listens on {@value #LOOPBACK} only (standalone without tokens). */
+    public boolean localOnly() {
+        return LOOPBACK.equals(host);
     }
 
     /** The port HTTP listens on (a free one when the configured port is 0). */

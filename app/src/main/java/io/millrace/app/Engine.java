@@ -34,7 +34,7 @@ public final class Engine implements AutoCloseable {
             }
             Worker worker = Worker.start(config);
             started.push(worker);
-            Gateway gateway = Gateway.start(config);
+            Gateway gateway = Gateway.startStandalone(config);
             started.push(gateway);
             if (!gateway.awaitReady(Duration.ofSeconds(120))) {
                 throw new IllegalStateException("Expected the gateway to be ready within 120 s, but it is not");
@@ -56,6 +56,11 @@ public final class Engine implements AutoCloseable {
 
     public int port() {
         return gateway.port();
+    }
+
+    /** Whether the API is open to this machine only (no bearer token configured). */
+    public boolean apiLocalOnly() {
+        return gateway.localOnly();
     }
 
     @Override
