@@ -1,6 +1,7 @@
 package io.millrace.gateway;
 
 import io.javalin.Javalin;
+import io.millrace.config.ConfigException;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
@@ -59,13 +60,13 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * The gateway role: refuses to start unless bearer tokens are configured ({@code auth-tokens},
+     * The gateway role: refuses to start ({@link ConfigException}) unless bearer tokens are configured ({@code auth-tokens},
      * {@code auth-tokens-file}), then requires one on every /api/v1 call and listens on every interface. Creates the
      * flows, commands, executions and logs topics if needed.
      */
     public static Gateway start(MillraceConfig config) {
         if (!config.api().tokensConfigured()) {
-            throw new IllegalStateException("The gateway needs at least one bearer token: set auth-tokens (e.g."
+            throw new ConfigException("The gateway needs at least one bearer token: set auth-tokens (e.g."
                     + " MILLRACE_AUTH_TOKENS from a Secret) or auth-tokens-file (a file of tokens, one a line). Only"
                     + " standalone may run without one, open to this machine alone");
         }

@@ -79,7 +79,7 @@ class GatewaySecurityTest {
     @Test
     void shouldRefuseToStartTheGatewayRoleWithoutAToken() {
         assertThatThrownBy(() -> Gateway.start(config(Map.of())))
-                .isInstanceOf(IllegalStateException.class)
+                .isInstanceOf(io.millrace.config.ConfigException.class)
                 .hasMessageContaining("auth-tokens")
                 .hasMessageContaining("auth-tokens-file");
     }
