@@ -11,10 +11,14 @@ final class ErrorIds {
     private ErrorIds() {
     }
 
-    /** Logs the failure under a new error id and returns the id. */
+    /** Logs the failure (with its stack trace, when there is one) under a new error id and returns the id. */
     static String log(Logger log, String what, Throwable failure) {
         String id = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
-        log.error("Error id {}: {}", id, what, failure);
+        if (failure == null) {
+            log.warn("Error id {}: {}", id, what);
+        } else {
+            log.error("Error id {}: {}", id, what, failure);
+        }
         return id;
     }
 }

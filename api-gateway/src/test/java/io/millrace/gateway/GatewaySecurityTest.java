@@ -64,6 +64,7 @@ class GatewaySecurityTest {
                 triggers:
                   - {id: hook, type: io.kestra.plugin.core.trigger.Webhook, key: s3cr3t-key}
                   - {id: waiting, type: io.kestra.plugin.core.trigger.Webhook, key: wait-key, wait: true}
+                  - {id: broken, type: io.kestra.plugin.core.trigger.Webhook, key: broken-key, inputs: {x: "{{ 1 / 0 }}"}}
                 tasks:
                   - {id: say, type: log, message: hello}
                 """).status()).isEqualTo(200);
@@ -225,6 +226,8 @@ class GatewaySecurityTest {
         answers.put("unknown route", send("GET", "/api/v1/none", TOKEN, Map.of(), null));
         answers.put("unknown method", send("PATCH", flows, TOKEN, Map.of(), "x"));
         answers.put("outside the API", send("GET", "/favicon.ico", null, Map.of(), null));
+        answers.put("webhook inputs that fail to render",
+                send("POST", "/api/v1/executions/webhook/" + NAMESPACE + "/guarded/broken-key", null, Map.of(), "{}"));
         answers.put("unknown execution", send("GET", "/api/v1/executions/nope", TOKEN, Map.of(), null));
 
         answers.forEach((kind, answer) -> {
