@@ -49,6 +49,7 @@ import org.slf4j.LoggerFactory;
 final class HttpApi {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
     /** The webhook route exactly: three segments, none of them a dot segment. */
+    private static final Pattern WEBHOOK_KEY = Pattern.compile("^(/api/v1/executions/webhook/[^/]+/[^/]+/)[^/]+");
     private static final Pattern WEBHOOK =
             Pattern.compile("/api/v1/executions/webhook/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}$)[^/]+");
 
@@ -190,15 +191,20 @@ final class HttpApi {
                 error(ctx, e.status(), e.getMessage(), e.details());
             }
             case org.apache.kafka.common.KafkaException e -> {
-                String id = ErrorIds.log(LOG, "Kafka did not accept a command on " + ctx.method() + " " + ctx.path(), e);
+                String id = ErrorIds.log(LOG, "Kafka did not accept a command on " + ctx.method() + " " + loggedPath(ctx.path()), e);
                 ctx.header("Retry-After", "5");
                 error(ctx, 503, "Kafka did not accept the command; retry shortly (error id " + id + ")", List.of());
             }
             default -> {
-                String id = ErrorIds.log(LOG, "Unexpected failure on " + ctx.method() + " " + ctx.path(), failure);
+                String id = ErrorIds.log(LOG, "Unexpected failure on " + ctx.method() + " " + loggedPath(ctx.path()), failure);
                 error(ctx, 500, "Internal error; the gateway's log has the details under error id " + id, List.of());
             }
         }
+    }
+
+    /** The path as logged: a webhook's key is a secret, and stays out of the log. */
+    static String loggedPath(String path) {
+        return WEBHOOK_KEY.matcher(path).replaceFirst("$1***");
     }
 
     static void error(Context ctx, int status, String message, List<String> details) {

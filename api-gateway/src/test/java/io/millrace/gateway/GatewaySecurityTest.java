@@ -269,6 +269,13 @@ class GatewaySecurityTest {
     }
 
     @Test
+    void shouldKeepAWebhooksKeyOutOfTheLog() {
+        assertThat(HttpApi.loggedPath("/api/v1/executions/webhook/company.team/guarded/s3cr3t-key"))
+                .isEqualTo("/api/v1/executions/webhook/company.team/guarded/***");
+        assertThat(HttpApi.loggedPath("/api/v1/executions/abc")).isEqualTo("/api/v1/executions/abc");
+    }
+
+    @Test
     void shouldListenOnLoopbackOnlyInStandaloneWithoutTokensAndEnforceTokensWhenGiven() throws Exception {
         // given
         try (Gateway open = Gateway.startStandalone(config(Map.of()));
