@@ -1,5 +1,6 @@
 package io.millrace.gateway;
 
+import io.millrace.serdes.Json;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -12,7 +13,7 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import io.millrace.serdes.Json;
+import java.util.List;
 
 /**
  * Bounds every request body to {@code max-request-bytes}: a declared {@code Content-Length} over it is answered 413
@@ -92,7 +93,7 @@ final class BodyLimit implements Filter {
         private void count(int n) {
             read += n;
             if (read > maxBytes) {
-                throw new ApiException(413, tooLarge(), java.util.List.of());
+                throw new ApiException(413, tooLarge(), List.of());
             }
         }
 

@@ -7,9 +7,9 @@ import io.javalin.http.HttpResponseException;
 import io.javalin.json.JavalinJackson;
 import io.millrace.config.ApiAccess;
 import io.millrace.serdes.Json;
-import jakarta.servlet.DispatcherType;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.LogRecord;
+import jakarta.servlet.DispatcherType;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -48,8 +48,9 @@ import org.slf4j.LoggerFactory;
  */
 final class HttpApi {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
-    /** The webhook route exactly: three segments, none of them a dot segment. */
+    /** A webhook's path up to its key, and the key. */
     private static final Pattern WEBHOOK_KEY = Pattern.compile("^(/api/v1/executions/webhook/[^/]+/[^/]+/)[^/]+");
+    /** The webhook route exactly: three segments, none of them a dot segment. */
     private static final Pattern WEBHOOK =
             Pattern.compile("/api/v1/executions/webhook/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}$)[^/]+");
 
