@@ -9,11 +9,28 @@ import java.util.List;
 final class ApiException extends RuntimeException {
     private final int status;
     private final List<String> details;
+    private final int retryAfterSeconds;
 
     ApiException(int status, String message, List<String> details) {
+        this(status, message, details, 0);
+    }
+
+    private ApiException(int status, String message, List<String> details, int retryAfterSeconds) {
         super(message, null, false, false);
         this.status = status;
         this.details = List.copyOf(details);
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
+
+    /** 401: the answer says no more than that a valid bearer token is needed. */
+    static ApiException unauthorized() {
+        return new ApiException(401, "Unauthorized: a valid bearer token is required (Authorization: Bearer <token>)",
+                List.of());
+    }
+
+    /** 429 with a {@code Retry-After} of the given seconds. */
+    static ApiException tooManyRequests(String message, int retryAfterSeconds) {
+        return new ApiException(429, message, List.of(), retryAfterSeconds);
     }
 
     static ApiException badRequest(String message) {
@@ -42,5 +59,10 @@ final class ApiException extends RuntimeException {
 
     List<String> details() {
         return details;
+    }
+
+    /** Seconds for a {@code Retry-After} header, or 0 for none. */
+    int retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 }

@@ -21,12 +21,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Starts, kills and reads executions. Starting validates everything it can before producing the
  * command (unknown flow 404, disabled flow 409, bad inputs 400), so a command on the topic is one the executor accepts.
  */
 final class ExecutionService {
+    private static final Logger LOG = LoggerFactory.getLogger(ExecutionService.class);
     /** An answer: HTTP status and JSON body. */
     record Reply(int status, ObjectNode body) {
     }
@@ -81,8 +84,11 @@ final class ExecutionService {
                         "flow", Map.of("namespace", flow.namespace(), "id", flow.id(), "revision", flow.revision())));
                 inputs = rendered;
             } catch (ExpressionException e) {
-                throw new ApiException(422, "Webhook trigger '" + trigger.id() + "': its inputs did not render: "
-                        + e.getMessage(), java.util.List.of());
+                // the reason may quote the call or an exception's text: logged for the flow's owner, not answered
+                String id = ErrorIds.log(LOG, "Webhook trigger " + flow.key() + "/" + trigger.id()
+                        + ": its inputs did not render: " + e.getMessage(), null);
+                throw new ApiException(422, "Webhook trigger '" + trigger.id() + "': its inputs did not render; the"
+                        + " gateway's log has the reason under error id " + id, java.util.List.of());
             }
         }
         boolean wait = Boolean.TRUE.equals(trigger.properties().get("wait"));

@@ -3,6 +3,7 @@ package io.millrace.gateway;
 import io.javalin.Javalin;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.millrace.config.ConfigException;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
@@ -26,16 +27,22 @@ import org.slf4j.LoggerFactory;
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
-    private final Waiters waiters = new Waiters();
+    /** Where an open API (no token configured) listens: this machine only. */
+    public static final String LOOPBACK = "127.0.0.1";
+
+    private final Waiters waiters;
     private final ExecutorService responses = Executors.newVirtualThreadPerTaskExecutor();
     private final Publisher publisher;
+    private final String host;
     private ReadModel readModel;
     private AutoCloseable publisherMetrics;
     private Javalin http;
     private volatile boolean listening;
     private volatile boolean closed;
 
-    private Gateway(MillraceConfig config, MeterRegistry registry) {
+    private Gateway(MillraceConfig config, String host, MeterRegistry registry) {
+        this.host = host;
+        waiters = new Waiters(config.api().maxWaitRequests());
         publisher = Publisher.create(config);
         try {
             publisherMetrics = publisher.bindMetrics(registry);
@@ -47,8 +54,8 @@ public final class Gateway implements AutoCloseable {
                     groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
             var executions = new ExecutionService(flows, readModel, waiters, publisher, responses, clock);
             http = HttpApi.create(flows, executions, readModel::logs, this::problem, config.waitTimeout(), responses,
-                    new GatewayMetrics(registry, waiters));
-            http.start(config.port());
+                    new GatewayMetrics(registry, waiters), config.api());
+            http.start(host, config.port());
             listening = true;
         } catch (RuntimeException e) {
             close();
@@ -62,16 +69,46 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * Creates the flows, commands and executions topics if needed, then starts the gateway.
+     * The gateway role: refuses to start ({@link ConfigException}) unless bearer tokens are configured ({@code auth-tokens},
+     * {@code auth-tokens-file}), then requires one on every /api/v1 call and listens on every interface. Creates the
+     * flows, commands, executions and logs topics if needed.
      *
      * @param registry where the gateway's metrics (requests, waiters, its Kafka clients') go
      */
     public static Gateway start(MillraceConfig config, MeterRegistry registry) {
+        if (!config.api().tokensConfigured()) {
+            throw new ConfigException("The gateway needs at least one bearer token: set auth-tokens (e.g."
+                    + " MILLRACE_AUTH_TOKENS from a Secret) or auth-tokens-file (a file of tokens, one a line). Only"
+                    + " standalone may run without one, open to this machine alone");
+        }
+        return start(config, "0.0.0.0", registry);
+    }
+
+    /** {@link #startStandalone(MillraceConfig, MeterRegistry)} with metrics nobody reads. */
+    public static Gateway startStandalone(MillraceConfig config) {
+        return startStandalone(config, new SimpleMeterRegistry());
+    }
+
+    /**
+     * The gateway as standalone runs it: with tokens configured, as {@link #start}; without, open, but listening on
+     * {@value #LOOPBACK} only, so that nothing beyond this machine can call it.
+     */
+    public static Gateway startStandalone(MillraceConfig config, MeterRegistry registry) {
+        return start(config, config.api().tokensConfigured() ? "0.0.0.0" : LOOPBACK, registry);
+    }
+
+    private static Gateway start(MillraceConfig config, String host, MeterRegistry registry) {
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands(), topics.executions(), topics.logs()));
-        Gateway gateway = new Gateway(config, registry);
-        LOG.info("Gateway listening on port {}", gateway.port());
+        Gateway gateway = new Gateway(config, host, registry);
+        LOG.info("Gateway listening on {}:{}, {}", host, gateway.port(), gateway.localOnly()
+                ? "open to this machine only (no bearer token configured)" : "bearer token required under /api/v1");
         return gateway;
+    }
+
+    /** Whether the API is open and listens on {@value #LOOPBACK} only (standalone without tokens). */
+    public boolean localOnly() {
+        return LOOPBACK.equals(host);
     }
 
     /** The port HTTP listens on (a free one when the configured port is 0). */

@@ -5,10 +5,13 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.javalin.json.JavalinJackson;
+import io.millrace.config.ApiAccess;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.LogRecord;
+import jakarta.servlet.DispatcherType;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,12 +20,17 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.eclipse.jetty.servlet.FilterHolder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The REST API on Javalin. Every answer is JSON; every error carries a {@code message} (and
- * {@code details} when there are several problems), never a stack trace.
+ * {@code details} when there are several problems), never a stack trace or an exception's text: an unexpected failure
+ * answers 500 with an error id that the log has beside the stack trace. With bearer tokens configured, every call
+ * under /api/v1 but a webhook's needs {@code Authorization: Bearer <token>} (else 401). Bodies, headers and waiters
+ * are bounded ({@link ApiAccess}: 413, 431, 429).
  *
  * <pre>
  * GET  /health                                   200 {"status":"UP"} | 503
@@ -40,6 +48,11 @@ import org.slf4j.LoggerFactory;
  */
 final class HttpApi {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+    /** A webhook's path up to its key, and the key. */
+    private static final Pattern WEBHOOK_KEY = Pattern.compile("^(/api/v1/executions/webhook/[^/]+/[^/]+/)[^/]+");
+    /** The webhook route exactly: three segments, none of them a dot segment. */
+    private static final Pattern WEBHOOK =
+            Pattern.compile("/api/v1/executions/webhook/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}$)[^/]+");
 
     private HttpApi() {
     }
@@ -49,9 +62,10 @@ final class HttpApi {
      * @param defaultWait how long {@code ?wait=true} waits without {@code ?timeout}
      * @param executor where asynchronous answers are written
      * @param metrics told of every answered request
+     * @param access the bearer tokens required under /api/v1 (none: open) and the bounds of a request
      */
     static Javalin create(FlowService flows, ExecutionService executions, Function<String, List<LogRecord>> logs,
-            Supplier<String> problem, Duration defaultWait, Executor executor, GatewayMetrics metrics) {
+            Supplier<String> problem, Duration defaultWait, Executor executor, GatewayMetrics metrics, ApiAccess access) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.requestLogger.http(metrics::answered);
@@ -59,7 +73,28 @@ final class HttpApi {
             config.jsonMapper(new JavalinJackson(Json.MAPPER, false));
             // No servlet timeout: every asynchronous answer ends by itself (wait timeout, producer timeouts).
             config.http.asyncTimeout = 0;
+            config.http.maxRequestSize = access.maxRequestBytes();
+            config.jetty.modifyHttpConfiguration(http -> {
+                http.setRequestHeaderSize(access.maxRequestHeaderBytes());
+                http.setSendServerVersion(false);
+            });
+            config.jetty.modifyServer(server -> server.setErrorHandler(new JettyErrors(access.maxRequestHeaderBytes())));
+            config.jetty.modifyServletContextHandler(context -> {
+                context.setErrorHandler(new JettyErrors(access.maxRequestHeaderBytes()));
+                context.addFilter(new FilterHolder(new BodyLimit(access.maxRequestBytes())), "/*",
+                        EnumSet.of(DispatcherType.REQUEST));
+            });
         });
+
+        var tokens = new BearerTokens(access.authTokens());
+        if (!tokens.isEmpty()) {
+            // Every /api/v1 call, routed or not, but a webhook's, which its key authenticates.
+            app.before("/api/v1/*", ctx -> {
+                if (!WEBHOOK.matcher(ctx.path()).matches() && !tokens.accepts(ctx.header("Authorization"))) {
+                    throw ApiException.unauthorized();
+                }
+            });
+        }
 
         app.get("/health", ctx -> {
             String why = problem.get();
@@ -111,7 +146,7 @@ final class HttpApi {
         app.get("/api/v1/logs/{executionId}/download", ctx -> ctx.contentType("text/plain; charset=utf-8")
                 .result(LogJson.text(logs(ctx, logs))));
 
-        // Javalin's own answers: unknown routes (404), oversized bodies, ...
+        // Javalin's own answers: unknown routes (404), oversized bodies, ...; their messages are Javalin's, never an exception's
         app.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(), e.getMessage(), List.of()));
         app.exception(Exception.class, (e, ctx) -> failed(ctx, e));
         return app;
@@ -143,16 +178,36 @@ final class HttpApi {
         }, executor));
     }
 
+    /**
+     * The answer to a failure: an {@link ApiException}'s own status and message; anything else a generic message with
+     * an error id, logged with the failure, so that no exception's text or stack trace reaches the caller.
+     */
     private static void failed(Context ctx, Throwable failure) {
         switch (failure) {
-            case ApiException e -> error(ctx, e.status(), e.getMessage(), e.details());
-            case org.apache.kafka.common.KafkaException e ->
-                    error(ctx, 503, "Kafka did not accept the command: " + e.getMessage(), List.of());
+            case ApiException e -> {
+                if (e.status() == 401) {
+                    ctx.header("WWW-Authenticate", "Bearer");
+                }
+                if (e.retryAfterSeconds() > 0) {
+                    ctx.header("Retry-After", Integer.toString(e.retryAfterSeconds()));
+                }
+                error(ctx, e.status(), e.getMessage(), e.details());
+            }
+            case org.apache.kafka.common.KafkaException e -> {
+                String id = ErrorIds.log(LOG, "Kafka did not accept a command on " + ctx.method() + " " + loggedPath(ctx.path()), e);
+                ctx.header("Retry-After", "5");
+                error(ctx, 503, "Kafka did not accept the command; retry shortly (error id " + id + ")", List.of());
+            }
             default -> {
-                LOG.error("Unexpected failure on {} {}", ctx.method(), ctx.path(), failure);
-                error(ctx, 500, "Internal error (" + failure.getClass().getSimpleName() + "); see the gateway's log", List.of());
+                String id = ErrorIds.log(LOG, "Unexpected failure on " + ctx.method() + " " + loggedPath(ctx.path()), failure);
+                error(ctx, 500, "Internal error; the gateway's log has the details under error id " + id, List.of());
             }
         }
+    }
+
+    /** The path as logged: a webhook's key is a secret, and stays out of the log. */
+    static String loggedPath(String path) {
+        return WEBHOOK_KEY.matcher(path).replaceFirst("$1***");
     }
 
     static void error(Context ctx, int status, String message, List<String> details) {

@@ -20,6 +20,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The gateway's one producer, for flow revisions and commands: idempotent, acks=all, so an
@@ -27,6 +29,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * problem in seconds rather than minutes.
  */
 final class Publisher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Publisher.class);
+
     private final Producer<String, byte[]> producer;
     private final String flowsTopic;
     private final String commandsTopic;
@@ -66,7 +70,9 @@ final class Publisher implements AutoCloseable {
         try {
             send(flowsTopic, key, Topics.FLOW_SERDE.encode(flow)).get();
         } catch (ExecutionException e) {
-            throw ApiException.unavailable("Unable to store flow " + key + ": " + e.getCause().getMessage());
+            String id = ErrorIds.log(LOG, "Unable to store flow " + key, e.getCause());
+            throw ApiException.unavailable("Unable to store flow " + key + ": Kafka did not accept it; retry shortly"
+                    + " (error id " + id + ")");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw ApiException.unavailable("Interrupted while storing flow " + key);

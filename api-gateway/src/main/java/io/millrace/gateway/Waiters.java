@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,18 +17,40 @@ import java.util.concurrent.TimeUnit;
  * <p>Contract: {@link #register} is called before the create command is produced, so the terminal
  * snapshot cannot arrive unseen. The future completes with the terminal snapshot, or with
  * {@code null} when the timeout passes first; either way the entry is removed (no leak).
+ * At most {@code max} requests wait at once; one more is refused with 429 rather than queued.
  * {@link #onSnapshot} runs on the read model's global thread: it only completes futures, so callers
  * must continue asynchronously on their own executor.
  */
 final class Waiters {
-    private final ConcurrentMap<String, CompletableFuture<ExecutionSnapshot>> byExecution = new ConcurrentHashMap<>();
+    /** What a caller turned away is told to wait before trying again. */
+    static final int RETRY_AFTER_SECONDS = 1;
 
+    private final ConcurrentMap<String, CompletableFuture<ExecutionSnapshot>> byExecution = new ConcurrentHashMap<>();
+    private final int max;
+    private final Semaphore slots;
+
+    /** @param max the most waiters at once ({@code max-wait-requests}) */
+    Waiters(int max) {
+        this.max = max;
+        this.slots = new Semaphore(max);
+    }
+
+    /** @throws ApiException 429 when {@code max} requests already wait */
     CompletableFuture<ExecutionSnapshot> register(String executionId, Duration timeout) {
+        if (!slots.tryAcquire()) {
+            throw ApiException.tooManyRequests("Too many requests are waiting for executions to end (max-wait-requests = "
+                    + max + "); retry later, or start the execution without waiting and read it by its id",
+                    RETRY_AFTER_SECONDS);
+        }
         var waiter = new CompletableFuture<ExecutionSnapshot>();
         if (byExecution.putIfAbsent(executionId, waiter) != null) {
+            slots.release();
             throw new IllegalStateException("Already waiting for execution " + executionId);
         }
-        waiter.whenComplete((snapshot, failure) -> byExecution.remove(executionId, waiter));
+        waiter.whenComplete((snapshot, failure) -> {
+            byExecution.remove(executionId, waiter);
+            slots.release();
+        });
         waiter.completeOnTimeout(null, timeout.toMillis(), TimeUnit.MILLISECONDS);
         return waiter;
     }

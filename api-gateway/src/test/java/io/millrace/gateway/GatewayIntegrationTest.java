@@ -67,7 +67,7 @@ class GatewayIntegrationTest {
                 "state-dir", stateDir.toString(),
                 "wait-timeout", "PT20S"), null);
         topics = Topics.of(config);
-        gateway = Gateway.start(config);
+        gateway = Gateway.startStandalone(config);
         assertThat(gateway.awaitReady(Duration.ofSeconds(30))).as("gateway ready").isTrue();
         api = new Api(gateway.port());
         snapshots = new KafkaProducer<>(Map.of("bootstrap.servers", config.bootstrapServers()),

@@ -65,7 +65,7 @@ class GatewayRestartTest {
     }
 
     private static Gateway started(MillraceConfig config) throws InterruptedException {
-        Gateway gateway = Gateway.start(config);
+        Gateway gateway = Gateway.startStandalone(config);
         assertThat(gateway.awaitReady(Duration.ofSeconds(60))).isTrue();
         return gateway;
     }

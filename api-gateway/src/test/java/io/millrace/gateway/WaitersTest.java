@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class WaitersTest {
-    private final Waiters waiters = new Waiters();
+    private final Waiters waiters = new Waiters(1000);
 
     @Test
     void shouldReleaseAWaiterOnATerminalSnapshotOnlyAndForget() throws Exception {
@@ -86,5 +86,26 @@ class WaitersTest {
 
     private static byte[] encoded(String executionId, State state) {
         return Topics.SNAPSHOT_SERDE.encode(Snapshots.of(executionId, "ns", "f", state));
+    }
+
+    @Test
+    void shouldRefuseAWaiterOverTheBoundWith429AndFreeThePlaceOnceOneEnds() {
+        // given
+        var bounded = new Waiters(1);
+        var waiter = bounded.register("ex1", Duration.ofSeconds(30));
+
+        // when / then
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> bounded.register("ex2", Duration.ofSeconds(30)))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.status()).isEqualTo(429);
+                    assertThat(e.retryAfterSeconds()).isEqualTo(Waiters.RETRY_AFTER_SECONDS);
+                    assertThat(e.getMessage()).contains("max-wait-requests = 1");
+                });
+
+        // when: the first one times out
+        waiter.complete(null);
+
+        // then
+        assertThat(bounded.register("ex2", Duration.ofSeconds(30))).isNotDone();
     }
 }

@@ -42,7 +42,7 @@ public final class Engine implements AutoCloseable {
             }
             Worker worker = Worker.start(config, registry);
             started.push(worker);
-            Gateway gateway = Gateway.start(config, registry);
+            Gateway gateway = Gateway.startStandalone(config, registry);
             started.push(gateway);
             if (!gateway.awaitReady(Duration.ofSeconds(120))) {
                 throw new IllegalStateException("Expected the gateway to be ready within 120 s, but it is not");
@@ -74,6 +74,11 @@ public final class Engine implements AutoCloseable {
 
     public String metricsUrl() {
         return management.metricsUrl();
+    }
+
+    /** Whether the API is open to this machine only (no bearer token configured). */
+    public boolean apiLocalOnly() {
+        return gateway.localOnly();
     }
 
     @Override

@@ -85,12 +85,12 @@ abstract class RoleCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "gateway", description = "Run the REST gateway against an external Kafka.")
+    @Command(name = "gateway", description = "Run the REST gateway against an external Kafka (needs auth-tokens or auth-tokens-file).")
     static final class GatewayCommand extends RoleCommand {
         @Override
         Started start(MillraceConfig config, MeterRegistry registry) {
             Gateway gateway = Gateway.start(config, registry);
-            System.out.println("Millrace gateway: API at http://localhost:" + gateway.port() + "/api/v1");
+            System.out.println("Millrace gateway: API at http://localhost:" + gateway.port() + "/api/v1 (bearer token required)");
             return new Started(gateway, gateway::ready);
         }
     }

@@ -2,6 +2,7 @@ package io.millrace.app;
 
 import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.MillraceConfig;
+import io.millrace.gateway.Gateway;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -42,6 +43,9 @@ final class StandaloneCommand implements Callable<Integer> {
                 + engine.managementPort() + "/health");
         System.out.println("Millrace is up. API: http://localhost:" + engine.port() + "/api/v1  (Kafka at "
                 + broker.bootstrapServers() + "). Ctrl-C stops it.");
+        System.out.println(engine.apiLocalOnly()
+                ? "The API is open (no auth-tokens configured) and listens on " + Gateway.LOOPBACK + " only: this machine alone can call it."
+                : "The API requires a bearer token (Authorization: Bearer <token>) and listens on every interface.");
         RoleCommand.Lifecycle.runUntilStopped(engine, broker);
         return 0;
     }

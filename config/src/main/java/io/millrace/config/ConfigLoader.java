@@ -4,12 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -43,7 +46,12 @@ public final class ConfigLoader {
             Map.entry("management-port", "8081"),
             Map.entry("wait-timeout", "PT60S"),
             Map.entry("trigger-executor-backlog", "1000"),
-            Map.entry("data-dir", "data"));
+            Map.entry("data-dir", "data"),
+            Map.entry("auth-tokens", ""),
+            Map.entry("auth-tokens-file", ""),
+            Map.entry("max-request-bytes", "1048576"),
+            Map.entry("max-request-header-bytes", "8192"),
+            Map.entry("max-wait-requests", "1000"));
     private static final Set<String> KEYS = DEFAULTS.keySet();
     /** MILLRACE_ variables read by the launcher or handled apart, not settings. */
     private static final Set<String> NOT_SETTINGS = Set.of("MILLRACE_CONFIG", "MILLRACE_KAFKA_PROPERTIES", "MILLRACE_JAVA_OPTS",
@@ -118,7 +126,51 @@ public final class ConfigLoader {
                 reader.duration("wait-timeout"),
                 reader.nonNegativeLong("trigger-executor-backlog"),
                 Path.of(reader.text("data-dir")),
-                kafka);
+                kafka,
+                new ApiAccess(tokens(reader), reader.positiveLong("max-request-bytes"),
+                        reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests")));
+    }
+
+    /**
+     * The tokens of {@code auth-tokens} (comma-separated) and of {@code auth-tokens-file} (one a line; blank lines and
+     * lines starting with {@code #} ignored), read now: a missing or unreadable file stops the process. Messages never
+     * show a token.
+     */
+    private static List<String> tokens(Reader reader) {
+        var tokens = new LinkedHashSet<String>();
+        Sourced listed = reader.values().get("auth-tokens");
+        for (String token : listed.value().split(",")) {
+            addToken(tokens, token.trim(), "auth-tokens (from " + listed.source() + ")");
+        }
+        Sourced file = reader.values().get("auth-tokens-file");
+        if (!file.value().isBlank()) {
+            Path path = Path.of(file.value().trim());
+            List<String> lines;
+            try {
+                lines = Files.readAllLines(path);
+            } catch (IOException | UncheckedIOException e) {
+                throw new ConfigException("Unable to read auth-tokens-file " + path + " (from " + file.source() + "): "
+                        + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
+            }
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i).trim();
+                if (!line.startsWith("#")) {
+                    addToken(tokens, line, "auth-tokens-file " + path + " line " + (i + 1));
+                }
+            }
+        }
+        return List.copyOf(tokens);
+    }
+
+    private static void addToken(Set<String> tokens, String token, String where) {
+        if (token.isEmpty()) {
+            return;
+        }
+        if (!token.chars().allMatch(c -> c > ' ' && c < 127)) {
+            throw new ConfigException("Expected each token in " + where + " to be printable ASCII without spaces"
+                    + " (as an Authorization: Bearer header carries it), but one is not");
+        }
+        tokens.add(token);
     }
 
     private static Map<String, String> readFile(Path file) {
@@ -167,6 +219,14 @@ public final class ConfigLoader {
 
         int port(String key) {
             return checked(key, Integer::parseInt, value -> value >= 0 && value <= 65535, "a port number from 0 to 65535");
+        }
+
+        int atLeast(String key, int min) {
+            return checked(key, Integer::parseInt, value -> value >= min, "a whole number of " + min + " or more");
+        }
+
+        long positiveLong(String key) {
+            return checked(key, Long::parseLong, value -> value > 0, "a positive whole number");
         }
 
         long nonNegativeLong(String key) {

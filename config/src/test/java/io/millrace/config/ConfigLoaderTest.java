@@ -88,4 +88,47 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(Map.of("MILLRACE_KAFKA_PROPERTIES", "linger.ms"), Map.of(), null))
                 .hasMessageContaining("found 'linger.ms'");
     }
+
+    @Test
+    void shouldReadTokensFromTheListAndTheFileWithoutCommentsOrBlankLines() throws Exception {
+        // given
+        Path file = Files.writeString(dir.resolve("tokens"), """
+                # the operators' token
+                s3cret-ops
+
+                  s3cret-ci \t
+                """);
+
+        // when
+        MillraceConfig config = ConfigLoader.load(Map.of("MILLRACE_AUTH_TOKENS", "a1, b2 ,,"),
+                Map.of("auth-tokens-file", file.toString()), null);
+
+        // then
+        assertThat(config.api().authTokens()).containsExactly("a1", "b2", "s3cret-ops", "s3cret-ci");
+        assertThat(config.api().toString()).doesNotContain("s3cret").contains("4 configured");
+    }
+
+    @Test
+    void shouldHaveNoTokensAndBoundedRequestsByDefault() {
+        // when
+        ApiAccess api = MillraceConfig.defaults().api();
+
+        // then
+        assertThat(api.tokensConfigured()).isFalse();
+        assertThat(api.maxRequestBytes()).isEqualTo(1024 * 1024);
+        assertThat(api.maxRequestHeaderBytes()).isEqualTo(8192);
+        assertThat(api.maxWaitRequests()).isEqualTo(1000);
+    }
+
+    @Test
+    void shouldStopOnAMissingTokensFileOrATokenWithSpaces() {
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("auth-tokens-file", dir.resolve("none").toString()), null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Unable to read auth-tokens-file " + dir.resolve("none") + " (from --auth-tokens-file): no such file");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("auth-tokens", "not secret"), null))
+                .hasMessageContaining("Expected each token in auth-tokens (from --auth-tokens) to be printable ASCII")
+                .hasMessageNotContaining("secret");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("max-request-header-bytes", "100"), null))
+                .hasMessageContaining("Expected max-request-header-bytes to be a whole number of 1024 or more");
+    }
 }

@@ -63,13 +63,81 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private final FileChannel lock;
     private final Path dataDir;
     private final int port;
+    private final SecuredListener secured;
     private volatile boolean closed;
 
-    private EmbeddedKafkaBroker(KafkaRaftServer server, FileChannel lock, Path dataDir, int port) {
+    private EmbeddedKafkaBroker(KafkaRaftServer server, FileChannel lock, Path dataDir, int port,
+            SecuredListener secured) {
         this.server = server;
         this.lock = lock;
         this.dataDir = dataDir;
         this.port = port;
+        this.secured = secured;
+    }
+
+    /** A client listener other than plaintext: what the broker requires of every client, and what a client sets. */
+    public sealed interface SecuredListener permits SaslPlain, Tls {
+        /** The settings a client of this listener needs ({@code security.protocol} and its companions). */
+        Map<String, String> clientSettings();
+
+        Map<String, String> brokerSettings(int brokerPort, int controllerPort);
+    }
+
+    /**
+     * SASL PLAIN over plaintext: one user and its password, which the broker also uses for itself. For tests of the
+     * engine's Kafka security settings; a production broker would use TLS and SCRAM.
+     */
+    public record SaslPlain(String username, String password) implements SecuredListener {
+        @Override
+        public Map<String, String> clientSettings() {
+            return Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN",
+                    "sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
+                            + username + "\" password=\"" + password + "\";");
+        }
+
+        @Override
+        public Map<String, String> brokerSettings(int brokerPort, int controllerPort) {
+            var settings = new java.util.HashMap<>(listener("SASL_PLAINTEXT", brokerPort, controllerPort));
+            settings.put("sasl.enabled.mechanisms", "PLAIN");
+            settings.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
+            settings.put("listener.name.sasl_plaintext.plain.sasl.jaas.config",
+                    "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + username
+                            + "\" password=\"" + password + "\" user_" + username + "=\"" + password + "\";");
+            return settings;
+        }
+    }
+
+    /**
+     * TLS: the broker presents the key in {@code keystore}; clients (and the broker, to itself) trust the certificates
+     * in {@code truststore}. Both PKCS12 files under one password.
+     */
+    public record Tls(Path keystore, Path truststore, String password) implements SecuredListener {
+        @Override
+        public Map<String, String> clientSettings() {
+            return Map.of("security.protocol", "SSL", "ssl.truststore.location", truststore.toString(),
+                    "ssl.truststore.password", password, "ssl.truststore.type", "PKCS12");
+        }
+
+        @Override
+        public Map<String, String> brokerSettings(int brokerPort, int controllerPort) {
+            var settings = new java.util.HashMap<>(listener("SSL", brokerPort, controllerPort));
+            settings.put("ssl.keystore.location", keystore.toString());
+            settings.put("ssl.keystore.password", password);
+            settings.put("ssl.key.password", password);
+            settings.put("ssl.keystore.type", "PKCS12");
+            settings.putAll(clientSettings());
+            settings.remove("security.protocol");
+            return settings;
+        }
+    }
+
+    private static Map<String, String> listener(String protocol, int brokerPort, int controllerPort) {
+        return Map.of(
+                "listeners", protocol + "://" + HOST + ":" + brokerPort + "," + CONTROLLER_LISTENER + "://" + HOST + ":"
+                        + controllerPort,
+                "advertised.listeners", protocol + "://" + HOST + ":" + brokerPort,
+                "listener.security.protocol.map", protocol + ":" + protocol + "," + CONTROLLER_LISTENER + ":PLAINTEXT",
+                "inter.broker.listener.name", protocol);
     }
 
     /**
@@ -86,6 +154,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
      * one partition, as a Kafka broker does by default: what a user's own producer expects of the standalone broker.
      */
     public static EmbeddedKafkaBroker start(Path dataDir, int port, boolean autoCreateTopics) {
+        return start(dataDir, port, autoCreateTopics, null);
+    }
+
+    /**
+     * A broker whose only client listener is {@code secured}: a client connects with
+     * {@link SecuredListener#clientSettings()}, or not at all.
+     */
+    public static EmbeddedKafkaBroker startSecured(Path dataDir, int port, SecuredListener secured) {
+        return start(dataDir, port, false, secured);
+    }
+
+    private static EmbeddedKafkaBroker start(Path dataDir, int port, boolean autoCreateTopics, SecuredListener secured) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 0 (any free port) or 1..65535, was " + port);
         }
@@ -109,8 +189,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
             }
             var settings = new java.util.HashMap<>(config(logDir, brokerPort, controllerPort));
             settings.put("auto.create.topics.enable", Boolean.toString(autoCreateTopics));
+            if (secured != null) {
+                settings.putAll(secured.brokerSettings(brokerPort, controllerPort));
+            }
             KafkaConfig config = new KafkaConfig(settings, false);
-            broker = new EmbeddedKafkaBroker(new KafkaRaftServer(config, Time.SYSTEM), lock, dir, brokerPort);
+            broker = new EmbeddedKafkaBroker(new KafkaRaftServer(config, Time.SYSTEM), lock, dir, brokerPort, secured);
         } catch (RuntimeException e) {
             closeQuietly(lock);
             throw e;
@@ -174,7 +257,9 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
     private void awaitReady(long deadline) {
         long remainingMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+        var client = new java.util.HashMap<String, Object>(secured == null ? Map.of() : secured.clientSettings());
+        client.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        try (Admin admin = Admin.create(client)) {
             // The admin client retries (re)connecting by itself until the timeout.
             admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) Math.min(remainingMs, Integer.MAX_VALUE)))
                     .nodes()

@@ -97,6 +97,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--api", description = "The running engine's API, e.g. http://localhost:8080/api/v1 (needed for --via rest)")
     URI api;
 
+    @Option(names = "--api-token", defaultValue = "${env:MILLRACE_API_TOKEN}",
+            description = "Bearer token for --api, which a gateway role requires (MILLRACE_API_TOKEN)")
+    String apiToken;
+
     @Option(names = "--engine-pid", split = ",", description = "Process ids of a running engine, for its CPU and heap")
     List<Long> enginePids = List.of();
 
@@ -313,7 +317,7 @@ public final class BenchCommand implements Callable<Integer> {
                 (short) 1);
         try (var watcher = new CompletionWatcher(servers, topics, tracker);
              Starter starter = workload.triggered() ? new TriggerStarter(servers, eventTopic, "company.team", flowId, tracker)
-                     : via == Via.rest ? new RestStarter(engineApi, workload, flowId, tracker)
+                     : via == Via.rest ? new RestStarter(engineApi, apiToken, workload, flowId, tracker)
                      : new KafkaStarter(servers, topics, workload, flowId, runId, tracker,
                              producerLingerMs(engineConfig))) {
             var engine = new Sweep.Engine() {
@@ -365,7 +369,8 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (engineApi != null) {
             try (HttpClient http = HttpClient.newHttpClient()) {
-                var response = http.send(HttpRequest.newBuilder(URI.create(engineApi.toString().replaceAll("/+$", "") + "/flows"))
+                var response = http.send(RestStarter.authorized(HttpRequest.newBuilder(
+                                URI.create(engineApi.toString().replaceAll("/+$", "") + "/flows")), apiToken)
                         .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-yaml")
                         .POST(HttpRequest.BodyPublishers.ofString(source)).build(), HttpResponse.BodyHandlers.ofString());
                 if (response.statusCode() != 200) {

@@ -19,7 +19,11 @@ final class RestStarter implements Starter {
     private final Workload workload;
     private final Tracker tracker;
 
-    RestStarter(URI api, Workload workload, String flowId, Tracker tracker) {
+    private final String token;
+
+    /** @param token a bearer token for the API (a gateway role needs one), or null */
+    RestStarter(URI api, String token, Workload workload, String flowId, Tracker tracker) {
+        this.token = token;
         this.uri = URI.create(api.toString().replaceAll("/+$", "") + "/executions/" + Workload.NAMESPACE + "/" + flowId);
         this.workload = workload;
         this.tracker = tracker;
@@ -28,8 +32,8 @@ final class RestStarter implements Starter {
     @Override
     public void start(long n, long dueNanos, LatencyWindow window) {
         String body = Json.write(Map.of("inputs", workload.inputs(n)));
-        var request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        var request = authorized(HttpRequest.newBuilder(uri), token).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
         http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((response, error) -> {
             Object id = error == null ? executionId(response) : null;
             if (id == null) {
@@ -56,5 +60,10 @@ final class RestStarter implements Starter {
     public void close() {
         http.close();
         threads.close();
+    }
+
+    /** The request with {@code Authorization: Bearer <token>} when there is a token. */
+    static HttpRequest.Builder authorized(HttpRequest.Builder request, String token) {
+        return token == null || token.isBlank() ? request : request.header("Authorization", "Bearer " + token.trim());
     }
 }

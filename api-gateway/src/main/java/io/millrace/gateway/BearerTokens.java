@@ -1,0 +1,48 @@
+package io.millrace.gateway;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The bearer tokens the API accepts. Only their SHA-256 digests are kept, and a presented token is compared through
+ * its digest with {@link MessageDigest#isEqual} against every configured one: the time taken depends neither on how
+ * much of a token matched nor on its length, nor on which configured token it is.
+ */
+final class BearerTokens {
+    private static final String SCHEME = "bearer ";
+
+    private final List<byte[]> digests;
+
+    BearerTokens(List<String> tokens) {
+        this.digests = tokens.stream().map(BearerTokens::sha256).toList();
+    }
+
+    boolean isEmpty() {
+        return digests.isEmpty();
+    }
+
+    /** Whether an {@code Authorization} header value is {@code Bearer <a configured token>}. */
+    boolean accepts(String authorization) {
+        if (authorization == null || authorization.length() <= SCHEME.length()
+                || !authorization.substring(0, SCHEME.length()).toLowerCase(Locale.ROOT).equals(SCHEME)) {
+            return false;
+        }
+        byte[] presented = sha256(authorization.substring(SCHEME.length()).trim());
+        boolean accepted = false;
+        for (byte[] digest : digests) {
+            accepted |= MessageDigest.isEqual(digest, presented);
+        }
+        return accepted;
+    }
+
+    private static byte[] sha256(String token) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("Every Java runtime has SHA-256", e);
+        }
+    }
+}
