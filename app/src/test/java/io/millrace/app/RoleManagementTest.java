@@ -24,7 +24,7 @@ class RoleManagementTest {
     @Test
     void shouldServeEachRolesMetricsAndHealthOnItsOwnManagementPort() throws Exception {
         // given: the four roles of one engine, each in its own management server, as in four processes
-        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("roles", stateDir, "port", "0"), null);
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("roles", stateDir, "port", "0", "auth-tokens", "role-management-test-token"), null);
         var roles = Map.of(
                 new RoleCommand.ExecutorCommand(), "millrace_executor_timers_pending",
                 new RoleCommand.WorkerCommand(), "millrace_worker_slots_free{group=\"default\"}",
