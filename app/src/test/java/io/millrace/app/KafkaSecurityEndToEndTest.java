@@ -24,7 +24,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -160,18 +159,7 @@ class KafkaSecurityEndToEndTest {
     }
 
     private static void awaitAssigned(MillraceConfig config, String groupId) throws Exception {
-        try (Admin admin = Admin.create(TopicAdmin.adminProperties(config))) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (System.nanoTime() < deadline) {
-                var group = admin.describeConsumerGroups(List.of(groupId)).all().get().get(groupId);
-                if (group != null && group.members().stream().anyMatch(m -> !m.assignment().topicPartitions().isEmpty())) {
-                    Thread.sleep(500);
-                    return;
-                }
-                Thread.sleep(100);
-            }
-            throw new AssertionError("Expected consumer group " + groupId + " to be assigned its partitions within 30 s");
-        }
+        TriggerOutcomes.awaitAssigned(TopicAdmin.adminProperties(config), groupId);
     }
 
     private interface Call {

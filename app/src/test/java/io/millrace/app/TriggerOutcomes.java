@@ -80,4 +80,24 @@ final class TriggerOutcomes implements AutoCloseable {
     public void close() {
         consumer.close();
     }
+
+    /**
+     * Waits until the consumer group has a member with partitions (a trigger that reads from the end of its topic
+     * listens only then); {@code admin} are the admin client's properties (bootstrap servers, security).
+     */
+    static void awaitAssigned(java.util.Map<String, Object> admin, String groupId) throws Exception {
+        try (var client = org.apache.kafka.clients.admin.Admin.create(admin)) {
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                var group = client.describeConsumerGroups(java.util.List.of(groupId)).all().get().get(groupId);
+                if (group != null && group.members().stream().anyMatch(m -> !m.assignment().topicPartitions().isEmpty())) {
+                    // assigned; its position is fetched on the first poll after the assignment
+                    Thread.sleep(500);
+                    return;
+                }
+                Thread.sleep(100);
+            }
+            throw new AssertionError("Expected consumer group " + groupId + " to be assigned its partitions within 60 s");
+        }
+    }
 }

@@ -245,21 +245,8 @@ class TriggersEndToEndTest {
         }
     }
 
-    /** The benchmark flow reads from the end of its topic (Kafka's default for a new group): wait until it listens. */
     private static void awaitAssigned(String groupId) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline) {
-                var group = admin.describeConsumerGroups(List.of(groupId)).all().get().get(groupId);
-                if (group != null && group.members().stream().anyMatch(m -> !m.assignment().topicPartitions().isEmpty())) {
-                    // assigned; its position is fetched on the first poll after the assignment
-                    Thread.sleep(500);
-                    return;
-                }
-                Thread.sleep(100);
-            }
-            throw new AssertionError("Expected consumer group " + groupId + " to be assigned its partitions within 60 s");
-        }
+        TriggerOutcomes.awaitAssigned(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()), groupId);
     }
 
     private static ConsumerRecord<String, String> readOne(String topic) {
