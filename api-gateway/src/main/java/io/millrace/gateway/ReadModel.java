@@ -39,11 +39,12 @@ final class ReadModel implements AutoCloseable {
 
     private final KafkaStreams streams;
     private final KafkaStreamsMetrics metrics;
+    private final java.util.concurrent.ScheduledExecutorService metricsRefresh = KafkaMeters.newScheduler();
     private final CountDownLatch running = new CountDownLatch(1);
 
     private ReadModel(KafkaStreams streams, MeterRegistry registry) {
         this.streams = streams;
-        this.metrics = new KafkaStreamsMetrics(streams, List.of(), KafkaMeters.scheduler(), KafkaMeters.REFRESH);
+        this.metrics = new KafkaStreamsMetrics(streams, List.of(), metricsRefresh, KafkaMeters.REFRESH);
         metrics.bindTo(registry);
     }
 
@@ -165,6 +166,7 @@ final class ReadModel implements AutoCloseable {
 
     @Override
     public void close() {
+        metricsRefresh.shutdownNow();
         metrics.close();
         streams.close(Duration.ofSeconds(10));
     }

@@ -35,12 +35,13 @@ public final class Executor implements AutoCloseable {
     private final KafkaStreams streams;
     private final boolean staticMember;
     private final KafkaStreamsMetrics metrics;
+    private final java.util.concurrent.ScheduledExecutorService metricsRefresh = KafkaMeters.newScheduler();
     private final CountDownLatch running = new CountDownLatch(1);
 
     private Executor(KafkaStreams streams, boolean staticMember, MeterRegistry registry) {
         this.streams = streams;
         this.staticMember = staticMember;
-        this.metrics = new KafkaStreamsMetrics(streams, List.of(), KafkaMeters.scheduler(), KafkaMeters.REFRESH);
+        this.metrics = new KafkaStreamsMetrics(streams, List.of(), metricsRefresh, KafkaMeters.REFRESH);
         metrics.bindTo(registry);
         STORES.forEach((tag, store) -> Gauge.builder("millrace.executor.store.entries", this, e -> e.entries(store))
                 .description("Entries in a store of this executor instance, as RocksDB estimates them")
@@ -93,6 +94,12 @@ public final class Executor implements AutoCloseable {
         return streams.state() == KafkaStreams.State.RUNNING;
     }
 
+    /** Starting, running or rebalancing (restoring state included): not failed nor stopped. */
+    public boolean isAlive() {
+        KafkaStreams.State state = streams.state();
+        return state == KafkaStreams.State.CREATED || state.isRunningOrRebalancing();
+    }
+
     /**
      * A dynamic member leaves the consumer group, so the other executors take its partitions over at once.
      * A static member ({@code kafka.group.instance.id}, e.g. a StatefulSet's pod name) stays in it: back
@@ -101,6 +108,7 @@ public final class Executor implements AutoCloseable {
      */
     @Override
     public void close() {
+        metricsRefresh.shutdownNow();
         metrics.close();
         var membership = staticMember ? CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP
                 : CloseOptions.GroupMembershipOperation.LEAVE_GROUP;

@@ -86,8 +86,10 @@ public final class Triggers implements AutoCloseable {
         this.flowTriggers = new FlowTriggers(config, commands, metrics);
         this.backlog = new ExecutorBacklog(config);
         // a schedule's state is in Kafka: a stream thread that fails starts again from it
-        var schedulesMetrics = new KafkaStreamsMetrics(schedules, List.of(), KafkaMeters.scheduler(), KafkaMeters.REFRESH);
+        var schedulesRefresh = KafkaMeters.newScheduler();
+        var schedulesMetrics = new KafkaStreamsMetrics(schedules, List.of(), schedulesRefresh, KafkaMeters.REFRESH);
         schedulesMetrics.bindTo(registry);
+        kafkaMetrics.add(schedulesRefresh::shutdownNow);
         kafkaMetrics.add(schedulesMetrics);
         kafkaMetrics.add(KafkaMeters.bind(commands, registry));
         kafkaMetrics.add(KafkaMeters.bind(flows, registry));
