@@ -171,7 +171,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                         now, true).send();
                 metrics.reemitted();
             }
-            metrics.handled(command, decision, state.execution().orElse(null), flow);
+            countHandled(command, decision, state, flow);
         } catch (RuntimeException | Error e) {
             rethrowIfFatal(e);
             state.evict();
@@ -192,6 +192,15 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     }
 
     /** The flow a command needs: the execution's own revision once it exists. */
+    /** Counts a decided command; the decision is applied and sent already, so a failure to count is only logged. */
+    private void countHandled(Command command, Decision decision, StoreBackedState state, Flow flow) {
+        try {
+            metrics.handled(command, decision, state.execution().orElse(null), flow);
+        } catch (RuntimeException e) {
+            LOG.warn("Counting {} for execution {} failed", command.getClass().getSimpleName(), command.executionId(), e);
+        }
+    }
+
     private Flow flowOf(Command command, StoreBackedState state) {
         if (command instanceof CreateExecution create) {
             return flows.find(create.namespace(), create.flowId(), create.revision());
