@@ -68,6 +68,7 @@ final class BacklogBench {
 
     private final String servers;
     private final URI api;
+    private final String token;
     private final Topics topics;
     private final int partitions;
     private final Consumer<String> out;
@@ -79,17 +80,19 @@ final class BacklogBench {
     private final List<double[]> probes = Collections.synchronizedList(new ArrayList<>());
     private final HttpClient http = HttpClient.newHttpClient();
 
-    private BacklogBench(String servers, URI api, Topics topics, int partitions, Consumer<String> out) {
+    private BacklogBench(String servers, URI api, String token, Topics topics, int partitions, Consumer<String> out) {
         this.servers = servers;
         this.api = URI.create(api.toString().replaceAll("/+$", ""));
+        this.token = token;
         this.topics = topics;
         this.partitions = partitions;
         this.out = out;
     }
 
-    static List<Phase> run(String servers, URI api, Topics topics, int partitions, int n, Consumer<String> out)
-            throws Exception {
-        return new BacklogBench(servers, api, topics, partitions, out).run(n);
+    /** @param token the gateway's bearer token, or null for an open gateway (standalone's) */
+    static List<Phase> run(String servers, URI api, String token, Topics topics, int partitions, int n,
+            Consumer<String> out) throws Exception {
+        return new BacklogBench(servers, api, token, topics, partitions, out).run(n);
     }
 
     private List<Phase> run(int n) throws Exception {
@@ -203,8 +206,8 @@ final class BacklogBench {
             Thread.ofVirtual().start(() -> {
                 long sent = System.nanoTime();
                 try {
-                    var response = http.send(HttpRequest.newBuilder(URI.create(api + "/executions/" + Workload.NAMESPACE
-                                    + "/" + Workload.W1.flowId() + "?wait=true&timeout=PT120S"))
+                    var response = http.send(RestStarter.authorized(HttpRequest.newBuilder(URI.create(api + "/executions/"
+                                    + Workload.NAMESPACE + "/" + Workload.W1.flowId() + "?wait=true&timeout=PT120S")), token)
                             .timeout(Duration.ofSeconds(130)).POST(HttpRequest.BodyPublishers.noBody()).build(),
                             HttpResponse.BodyHandlers.ofString());
                     if (response.statusCode() == 200 && response.body().contains("\"SUCCESS\"")) {
@@ -249,7 +252,8 @@ final class BacklogBench {
     }
 
     private void deploy(String source) throws Exception {
-        var response = http.send(HttpRequest.newBuilder(URI.create(api + "/flows")).timeout(Duration.ofSeconds(30))
+        var response = http.send(RestStarter.authorized(HttpRequest.newBuilder(URI.create(api + "/flows")), token)
+                .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/x-yaml").POST(HttpRequest.BodyPublishers.ofString(source)).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
@@ -282,6 +286,16 @@ final class BacklogBench {
         }
 
         private void loop() {
+            try {
+                read();
+            } catch (RuntimeException e) {
+                out.accept("the executions watcher stopped: " + e); // the phases then count what it had seen
+            } finally {
+                consumer.close(Duration.ofSeconds(5));
+            }
+        }
+
+        private void read() {
             while (running) {
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     if (r.value() == null || SnapshotKeys.isRun(r.key())) {
@@ -296,7 +310,6 @@ final class BacklogBench {
                     }
                 }
             }
-            consumer.close(Duration.ofSeconds(5));
         }
 
         @Override

@@ -262,14 +262,14 @@ public final class BenchCommand implements Callable<Integer> {
             n++;
             MillraceConfig engineConfig = ConfigLoader.load(System.getenv(), setting.engineSettings(topicPrefix), null);
             if (bootstrapServers != null) {
-                phases.addAll(BacklogBench.run(bootstrapServers, api, topics, engineConfig.partitions(), backlog,
+                phases.addAll(BacklogBench.run(bootstrapServers, api, apiToken, topics, engineConfig.partitions(), backlog,
                         line -> System.out.println("  " + line)));
                 continue;
             }
             System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
             try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), results.resolve("logs-" + n),
                     setting.engineSettings(topicPrefix), setting.executors())) {
-                phases.addAll(BacklogBench.run(engine.bootstrapServers(), engine.api(), topics, engineConfig.partitions(),
+                phases.addAll(BacklogBench.run(engine.bootstrapServers(), engine.api(), apiToken, topics, engineConfig.partitions(),
                         backlog, line -> System.out.println("  " + line)));
             }
         }
