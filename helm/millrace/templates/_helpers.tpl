@@ -183,12 +183,12 @@ One role's container, volumes excepted. Call with
       protocol: TCP
   startupProbe:
     httpGet:
-      path: /health
+      path: /health/live
       port: management
     {{- toYaml $root.Values.probes.startup | nindent 4 }}
   livenessProbe:
     httpGet:
-      path: /health
+      path: /health/live
       port: management
     {{- toYaml $root.Values.probes.liveness | nindent 4 }}
   readinessProbe:

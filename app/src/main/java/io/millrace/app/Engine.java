@@ -33,7 +33,9 @@ public final class Engine implements AutoCloseable {
         var started = new ArrayDeque<AutoCloseable>();
         try {
             PrometheusMeterRegistry registry = ManagementServer.newRegistry();
-            ManagementServer management = ManagementServer.start(registry, config.managementPort());
+            // an open API listens on this machine alone: so do its metrics
+            ManagementServer management = ManagementServer.start(registry,
+                    config.api().tokensConfigured() ? null : Gateway.LOOPBACK, config.managementPort());
             started.push(management);
             Executor executor = Executor.start(config, registry);
             started.push(executor);
@@ -50,6 +52,7 @@ public final class Engine implements AutoCloseable {
             Triggers triggers = Triggers.start(config, registry);
             started.push(triggers);
             management.ready(() -> executor.isRunning() && worker.running() && gateway.ready() && triggers.running());
+            management.live(() -> executor.isAlive() && worker.running() && gateway.ready() && triggers.running());
             return new Engine(management, executor, worker, gateway, triggers);
         } catch (RuntimeException | InterruptedException e) {
             for (AutoCloseable role : started) {

@@ -33,10 +33,11 @@ final class ManagementServer implements AutoCloseable {
     private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
     private final JvmGcMetrics gc = new JvmGcMetrics();
     private volatile BooleanSupplier ready = () -> false;
+    private volatile BooleanSupplier live = () -> true;
 
-    private ManagementServer(PrometheusMeterRegistry registry, int port) throws IOException {
+    private ManagementServer(PrometheusMeterRegistry registry, String host, int port) throws IOException {
         this.registry = registry;
-        this.server = HttpServer.create(new InetSocketAddress(port), 0);
+        this.server = HttpServer.create(host == null ? new InetSocketAddress(port) : new InetSocketAddress(host, port), 0);
         server.setExecutor(threads);
         server.createContext("/metrics", this::metrics);
         server.createContext("/health", this::health);
@@ -57,8 +58,13 @@ final class ManagementServer implements AutoCloseable {
 
     /** Listens on {@code port} ({@code 0}: a free one); {@code /health} answers 503 until {@link #ready} is given. */
     static ManagementServer start(PrometheusMeterRegistry registry, int port) {
+        return start(registry, null, port);
+    }
+
+    /** As {@link #start(PrometheusMeterRegistry, int)}, on {@code host} only (null: every interface). */
+    static ManagementServer start(PrometheusMeterRegistry registry, String host, int port) {
         try {
-            var management = new ManagementServer(registry, port);
+            var management = new ManagementServer(registry, host, port);
             management.gc.bindTo(registry);
             return management;
         } catch (IOException e) {
@@ -66,9 +72,18 @@ final class ManagementServer implements AutoCloseable {
         }
     }
 
-    /** From now on {@code /health} asks {@code check} whether the process can serve. */
+    /** From now on {@code /health} (and {@code /health/ready}) asks {@code check} whether the process can serve. */
     void ready(BooleanSupplier check) {
         this.ready = check;
+    }
+
+    /**
+     * From now on {@code /health/live} asks {@code check} whether the process is alive: false only when it cannot
+     * recover by itself (a restart would help), unlike {@code /health}, which is also false while it rebalances or
+     * restores state.
+     */
+    void live(BooleanSupplier check) {
+        this.live = check;
     }
 
     int port() {
@@ -94,12 +109,14 @@ final class ManagementServer implements AutoCloseable {
     }
 
     private void health(HttpExchange exchange) throws IOException {
-        if (!allowed(exchange, "/health")) {
+        String path = exchange.getRequestURI().getPath();
+        BooleanSupplier check = path.equals("/health/live") ? live : ready;
+        if (!allowed(exchange, path.equals("/health/live") || path.equals("/health/ready") ? path : "/health")) {
             return;
         }
         boolean up;
         try {
-            up = ready.getAsBoolean();
+            up = check.getAsBoolean();
         } catch (RuntimeException e) {
             up = false;
         }

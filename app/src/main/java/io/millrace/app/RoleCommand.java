@@ -23,7 +23,11 @@ abstract class RoleCommand implements Callable<Integer> {
     CommonOptions options;
 
     /** A role started: what stops it, and whether it can serve (for {@code /health}). */
-    record Started(AutoCloseable role, BooleanSupplier ready) {
+    /** A started role, whether it can serve ({@code /health}) and whether it is alive ({@code /health/live}). */
+    record Started(AutoCloseable role, BooleanSupplier ready, BooleanSupplier live) {
+        Started(AutoCloseable role, BooleanSupplier ready) {
+            this(role, ready, ready);
+        }
     }
 
     abstract Started start(MillraceConfig config, MeterRegistry registry) throws Exception;
@@ -62,6 +66,7 @@ abstract class RoleCommand implements Callable<Integer> {
             throw e;
         }
         management.ready(started.ready());
+        management.live(started.live());
         return new Running(started.role(), management);
     }
 
@@ -71,7 +76,7 @@ abstract class RoleCommand implements Callable<Integer> {
         Started start(MillraceConfig config, MeterRegistry registry) {
             System.out.println("Millrace executor starting against " + config.bootstrapServers());
             Executor executor = Executor.start(config, registry);
-            return new Started(executor, executor::isRunning);
+            return new Started(executor, executor::isRunning, executor::isAlive);
         }
     }
 
