@@ -71,7 +71,8 @@ final class ExecutionService {
     CompletableFuture<Reply> webhook(String namespace, String flowId, String key, WebhookCall call, Duration defaultWait) {
         Flow flow = enabledFlow(namespace, flowId);
         TriggerDef trigger = flow.triggers().stream()
-                .filter(t -> t.type().equals(TriggerTypes.WEBHOOK) && !t.disabled() && key.equals(t.text("key")))
+                .filter(t -> t.type().equals(TriggerTypes.WEBHOOK) && !t.disabled()
+                        && BearerTokens.sameSecret(key, t.text("key")))
                 .findFirst()
                 .orElseThrow(() -> ApiException.notFound("Webhook not found: flow '" + flow.key()
                         + "' has no enabled Webhook trigger with this key"));

@@ -134,6 +134,14 @@ class GatewaySecurityTest {
     }
 
     @Test
+    void shouldCompareAWebhooksKeyThroughDigestsToo() {
+        assertThat(BearerTokens.sameSecret("hook-key", "hook-key")).isTrue();
+        assertThat(BearerTokens.sameSecret("hook-ke", "hook-key")).isFalse();
+        assertThat(BearerTokens.sameSecret("hook-key", null)).isFalse();
+        assertThat(BearerTokens.sameSecret(null, "hook-key")).isFalse();
+    }
+
+    @Test
     void shouldLeaveHealthAndWebhooksOpenTheWebhookByItsKey() {
         // when
         var health = send("GET", "/health", null, Map.of(), null);
