@@ -29,7 +29,7 @@ class RoleManagementTest {
                 new RoleCommand.ExecutorCommand(), "millrace_executor_timers_pending",
                 new RoleCommand.WorkerCommand(), "millrace_worker_slots_free{group=\"default\"}",
                 new RoleCommand.GatewayCommand(), "millrace_gateway_waiters",
-                new RoleCommand.TriggersCommand(), "kafka_stream_alive_stream_threads");
+                new RoleCommand.TriggersCommand(), "millrace_trigger_records_total{outcome=\"started\",type=\"io.kestra.plugin.core.trigger.Flow\"} 0.0");
         for (var role : roles.entrySet()) {
             // when
             try (RoleCommand.Running running = role.getKey().launch(config)) {

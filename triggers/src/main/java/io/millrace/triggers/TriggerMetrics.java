@@ -2,16 +2,28 @@ package io.millrace.triggers;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.millrace.core.flow.TriggerTypes;
+import java.util.List;
 
 /**
  * What the triggers did, by trigger type (never by flow, so the tags stay few): records turned into executions,
- * unreadable records skipped or dead-lettered, and restarts after a failure.
+ * unreadable records skipped or dead-lettered, and restarts after a failure. Every series exists at 0 from the start,
+ * so a dashboard shows an idle trigger role as 0, not as no data.
  */
 final class TriggerMetrics {
+    private static final List<String> KAFKA = List.of(TriggerTypes.KAFKA_REALTIME, TriggerTypes.KAFKA_BATCH);
+
     private final MeterRegistry registry;
 
     TriggerMetrics(MeterRegistry registry) {
         this.registry = registry;
+        for (String type : KAFKA) {
+            for (String outcome : List.of("started", "skipped", "dead_lettered")) {
+                counter(outcome, type);
+            }
+            restarts(type);
+        }
+        counter("started", TriggerTypes.FLOW);
     }
 
     void read(FlowTrigger trigger, int started, int unreadable, boolean deadLettered) {
@@ -24,16 +36,24 @@ final class TriggerMetrics {
     }
 
     void restarted(FlowTrigger trigger) {
-        Counter.builder("millrace.trigger.restarts")
+        restarts(trigger.trigger().type()).increment();
+    }
+
+    private Counter restarts(String type) {
+        return Counter.builder("millrace.trigger.restarts")
                 .description("Times a trigger failed (Kafka or a schema registry unreachable, a send that failed) and started again")
-                .tag("type", trigger.trigger().type())
-                .register(registry).increment();
+                .tag("type", type)
+                .register(registry);
     }
 
     private Counter counter(String outcome, FlowTrigger trigger) {
+        return counter(outcome, trigger.trigger().type());
+    }
+
+    private Counter counter(String outcome, String type) {
         return Counter.builder("millrace.trigger.records")
                 .description("Records and events a trigger handled, by what became of them")
-                .tag("type", trigger.trigger().type())
+                .tag("type", type)
                 .tag("outcome", outcome)
                 .register(registry);
     }
