@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -59,26 +58,19 @@ public final class TopicAdmin {
         }
     }
 
+    /** Waits (at most {@link #LEADERS_WAIT}) until every partition of {@code topics} has a leader. */
     private static void awaitLeaders(Admin admin, List<String> topics) {
-        long deadline = System.nanoTime() + LEADERS_WAIT.toNanos();
-        while (!topics.isEmpty() && System.nanoTime() < deadline) { // past the deadline, producers' own retries take over
-            try {
-                if (admin.describeTopics(topics).allTopicNames().get().values().stream().allMatch(topic -> topic.partitions()
-                        .stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()))) {
-                    return;
-                }
-            } catch (ExecutionException e) {
-                // not known to the broker answering yet
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted while waiting for the leaders of " + topics, e);
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted while waiting for the leaders of " + topics, e);
-            }
+        if (topics.isEmpty()) {
+            return;
+        }
+        try {
+            describe(admin, topics, LEADERS_WAIT, description -> description.partitions().stream()
+                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+        } catch (ExecutionException e) {
+            // past the wait, or refused: producers' own retries take over
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for the leaders of " + topics, e);
         }
     }
 
@@ -108,16 +100,28 @@ public final class TopicAdmin {
     /** Describes topics, waiting up to 10 s for ones just created that the broker does not know yet. */
     private static Map<String, TopicDescription> describe(Admin admin, List<String> names)
             throws ExecutionException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        return describe(admin, names, Duration.ofSeconds(10), description -> true);
+    }
+
+    /**
+     * Describes topics, again every 50 ms while the broker does not know one of them yet or one is not {@code done},
+     * for at most {@code wait}; other errors at once.
+     */
+    private static Map<String, TopicDescription> describe(Admin admin, List<String> names, Duration wait,
+            java.util.function.Predicate<TopicDescription> done) throws ExecutionException, InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
             try {
-                return admin.describeTopics(names).allTopicNames().get();
+                Map<String, TopicDescription> descriptions = admin.describeTopics(names).allTopicNames().get();
+                if (descriptions.values().stream().allMatch(done) || System.nanoTime() > deadline) {
+                    return descriptions;
+                }
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
                     throw e;
                 }
-                Thread.sleep(100);
             }
+            Thread.sleep(50);
         }
     }
 }
