@@ -38,14 +38,13 @@ final class ReadModel implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReadModel.class);
 
     private final KafkaStreams streams;
-    private final KafkaStreamsMetrics metrics;
-    private final java.util.concurrent.ScheduledExecutorService metricsRefresh = KafkaMeters.newScheduler();
+    private final KafkaMeters.Bound metrics;
     private final CountDownLatch running = new CountDownLatch(1);
 
     private ReadModel(KafkaStreams streams, MeterRegistry registry) {
         this.streams = streams;
-        this.metrics = new KafkaStreamsMetrics(streams, List.of(), metricsRefresh, KafkaMeters.REFRESH);
-        metrics.bindTo(registry);
+        this.metrics = KafkaMeters.bind(registry,
+                refresh -> new KafkaStreamsMetrics(streams, List.of(), refresh, KafkaMeters.REFRESH));
     }
 
     /** @param onExecution told the execution id and encoded snapshot of every snapshot read, on the global thread */
@@ -166,7 +165,6 @@ final class ReadModel implements AutoCloseable {
 
     @Override
     public void close() {
-        metricsRefresh.shutdownNow();
         metrics.close();
         streams.close(Duration.ofSeconds(10));
     }

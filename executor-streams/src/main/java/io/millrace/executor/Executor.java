@@ -34,15 +34,14 @@ public final class Executor implements AutoCloseable {
 
     private final KafkaStreams streams;
     private final boolean staticMember;
-    private final KafkaStreamsMetrics metrics;
-    private final java.util.concurrent.ScheduledExecutorService metricsRefresh = KafkaMeters.newScheduler();
+    private final KafkaMeters.Bound metrics;
     private final CountDownLatch running = new CountDownLatch(1);
 
     private Executor(KafkaStreams streams, boolean staticMember, MeterRegistry registry) {
         this.streams = streams;
         this.staticMember = staticMember;
-        this.metrics = new KafkaStreamsMetrics(streams, List.of(), metricsRefresh, KafkaMeters.REFRESH);
-        metrics.bindTo(registry);
+        this.metrics = KafkaMeters.bind(registry,
+                refresh -> new KafkaStreamsMetrics(streams, List.of(), refresh, KafkaMeters.REFRESH));
         STORES.forEach((tag, store) -> Gauge.builder("millrace.executor.store.entries", this, e -> e.entries(store))
                 .description("Entries in a store of this executor instance, as RocksDB estimates them")
                 .tag("store", tag).register(registry));
@@ -108,7 +107,6 @@ public final class Executor implements AutoCloseable {
      */
     @Override
     public void close() {
-        metricsRefresh.shutdownNow();
         metrics.close();
         var membership = staticMember ? CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP
                 : CloseOptions.GroupMembershipOperation.LEAVE_GROUP;

@@ -86,11 +86,8 @@ public final class Triggers implements AutoCloseable {
         this.flowTriggers = new FlowTriggers(config, commands, metrics);
         this.backlog = new ExecutorBacklog(config);
         // a schedule's state is in Kafka: a stream thread that fails starts again from it
-        var schedulesRefresh = KafkaMeters.newScheduler();
-        var schedulesMetrics = new KafkaStreamsMetrics(schedules, List.of(), schedulesRefresh, KafkaMeters.REFRESH);
-        schedulesMetrics.bindTo(registry);
-        kafkaMetrics.add(schedulesRefresh::shutdownNow);
-        kafkaMetrics.add(schedulesMetrics);
+        kafkaMetrics.add(KafkaMeters.bind(registry,
+                refresh -> new KafkaStreamsMetrics(schedules, List.of(), refresh, KafkaMeters.REFRESH)));
         kafkaMetrics.add(KafkaMeters.bind(commands, registry));
         kafkaMetrics.add(KafkaMeters.bind(flows, registry));
         schedules.setUncaughtExceptionHandler(e -> {

@@ -2,7 +2,6 @@ package io.millrace.worker;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import io.millrace.serdes.KafkaMeters;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.config.MillraceConfig;
@@ -45,8 +44,8 @@ public final class Worker implements AutoCloseable {
     private final PollLoop loop;
     private final Thread pollThread;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final KafkaClientMetrics producerMetrics;
-    private final KafkaClientMetrics consumerMetrics;
+    private final KafkaMeters.Bound producerMetrics;
+    private final KafkaMeters.Bound consumerMetrics;
 
     private Worker(MillraceConfig config, String workerId, MeterRegistry registry) {
         this.workerId = workerId;
