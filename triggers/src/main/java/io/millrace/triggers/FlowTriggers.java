@@ -20,7 +20,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -46,7 +45,6 @@ import org.slf4j.LoggerFactory;
  */
 final class FlowTriggers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FlowTriggers.class);
-    private static final Set<String> TERMINAL = Set.of("SUCCESS", "WARNING", "FAILED", "KILLED");
 
     /** A Flow trigger of a flow, read. */
     record Target(FlowTrigger trigger, FlowTriggerSpec spec) {
@@ -119,7 +117,7 @@ final class FlowTriggers implements AutoCloseable {
 
     private void ended(ExecutionRecord execution, List<Target> targets, List<Future<RecordMetadata>> sends) {
         String state = execution.getState().name();
-        if (!TERMINAL.contains(state)) {
+        if (!FlowTriggerSpec.ended(state)) {
             return;
         }
         Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);

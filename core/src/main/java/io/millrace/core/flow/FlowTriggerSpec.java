@@ -70,6 +70,11 @@ public record FlowTriggerSpec(Set<String> states, List<Condition> conditions, Ma
 
     private static final Set<String> TERMINAL = Set.of("SUCCESS", "WARNING", "FAILED", "KILLED");
 
+    /** Whether an execution in {@code state} has ended in a way a Flow trigger can start on. */
+    public static boolean ended(String state) {
+        return TERMINAL.contains(state);
+    }
+
     /** True when an execution of another flow that ended so starts this trigger's flow. */
     public boolean matches(String namespace, String flowId, String state, Map<String, String> labels) {
         return states.contains(state) && conditions.stream().allMatch(c -> c.test(namespace, flowId, state, labels));
