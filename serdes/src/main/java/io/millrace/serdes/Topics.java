@@ -45,6 +45,11 @@ public final class Topics {
         return new Topics(config.topicPrefix());
     }
 
+    /** The executor's Kafka Streams application id, which is also its consumer group. */
+    public static String executorApplicationId(MillraceConfig config) {
+        return config.topicPrefix() + "executor";
+    }
+
     /** Flow revisions, keyed {@code namespace/id@revision}. */
     public Topic<FlowRecord> flows() {
         return topic("flows", FLOW_SERDE, COMPACT);

@@ -120,7 +120,7 @@ public final class ExecutorTopology {
     /** Kafka Streams properties for the executor: latency-oriented defaults, then the pass-through ones. */
     public static Properties properties(MillraceConfig config) {
         var props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.topicPrefix() + "executor");
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, Topics.executorApplicationId(config));
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, config.processingGuarantee());
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streamThreads());

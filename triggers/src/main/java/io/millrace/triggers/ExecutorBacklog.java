@@ -39,7 +39,7 @@ final class ExecutorBacklog implements AutoCloseable, KafkaTrigger.Pace {
     ExecutorBacklog(MillraceConfig config) {
         this.admin = Admin.create(TopicAdmin.adminProperties(config));
         this.topic = Topics.of(config).commands().name();
-        this.executorGroup = config.topicPrefix() + "executor";
+        this.executorGroup = Topics.executorApplicationId(config);
         this.limit = config.triggerExecutorBacklog();
         this.thread = Thread.ofPlatform().daemon().name("millrace-triggers-backlog").start(this::watch);
     }
