@@ -447,6 +447,31 @@ class GatewayIntegrationTest {
     }
 
     @Test
+    void shouldAnswerAWaitingWebhookWithItsOutputsOnlyAnd500WhenItsExecutionFailed() throws Exception {
+        // given: a webhook that waits and returns the outputs
+        api.post("/api/v1/flows", "id: hook-out\nnamespace: " + NAMESPACE + "\n"
+                + "triggers:\n  - {id: h, type: io.kestra.plugin.core.trigger.Webhook, key: k, wait: true, returnOutputs: true}\n"
+                + "tasks:\n  - {id: a, type: io.kestra.plugin.core.log.Log, message: hi}\n");
+        String url = "/api/v1/executions/webhook/" + NAMESPACE + "/hook-out/k";
+
+        // when: one call ends SUCCESS, another FAILED
+        var succeeding = api.postAsync(url, "");
+        String first = nextCommand(c -> c instanceof CreateExecution create && create.flowId().equals("hook-out")).executionId();
+        publish(Snapshots.of(first, NAMESPACE, "hook-out", State.SUCCESS));
+        var success = succeeding.get(10, TimeUnit.SECONDS);
+        var failing = api.postAsync(url, "");
+        String second = nextCommand(c -> c instanceof CreateExecution create && create.flowId().equals("hook-out")).executionId();
+        publish(Snapshots.of(second, NAMESPACE, "hook-out", State.FAILED));
+        var failure = failing.get(10, TimeUnit.SECONDS);
+
+        // then: the outputs alone, and 500 for the failed one
+        assertThat(success.status()).isEqualTo(200);
+        assertThat(success.json().path("answer").asInt()).isEqualTo(42);
+        assertThat(success.json().has("id")).isFalse();
+        assertThat(failure.status()).isEqualTo(500);
+    }
+
+    @Test
     void shouldAnswer202WithTheLatestKnownExecutionWhenTheWaitTimesOut() {
         // given
         api.post("/api/v1/flows", flow("slow", "zzz"));
