@@ -200,7 +200,7 @@ final class Effects {
                     outputs.put(run.id(), json);
                 }
             }
-            records.add(new Record<>(executionId, new ExecutionSnapshot(ExecutionMapper.toRecord(execution), outputs, now,
+            records.add(new Record<>(executionId, new ExecutionSnapshot(state.executionRecord(execution), outputs, now,
                     null), timestamp));
             return records;
         }
@@ -209,7 +209,7 @@ final class Effects {
             records.add(new Record<>(SnapshotKeys.run(executionId, seq), new TaskRunSnapshot(executionId, seq,
                     ExecutionMapper.toRecord(run), state.outputsJson(run.id()), now), timestamp));
         }
-        records.add(new Record<>(executionId, new ExecutionSnapshot(ExecutionMapper.toHeaderRecord(execution), Map.of(),
+        records.add(new Record<>(executionId, new ExecutionSnapshot(state.executionRecord(execution), Map.of(),
                 now, runs.size()), timestamp));
         return records;
     }

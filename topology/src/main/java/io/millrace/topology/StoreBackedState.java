@@ -8,6 +8,7 @@ import io.millrace.core.cache.LruCache;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.SnapshotKeys;
+import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.OutputsRecord;
 import io.millrace.serdes.avro.StoredExecution;
 import io.millrace.serdes.avro.StoredTaskRun;
@@ -58,6 +59,9 @@ final class StoreBackedState implements MutableExecutionState {
     private boolean dirty;
     /** The runs of a removed execution, whose records and outputs {@link #flush()} deletes. */
     private List<TaskRun> removedRuns = List.of();
+    /** The record of {@link #encodedFor}, made once a step for both the snapshot sent and the store written. */
+    private ExecutionRecord encoded;
+    private Execution encodedFor;
 
     StoreBackedState(String executionId, Stores stores) {
         this.executionId = executionId;
@@ -201,15 +205,14 @@ final class StoreBackedState implements MutableExecutionState {
             version = Math.max(version + 1, System.currentTimeMillis());
             TaskRuns runs = execution.runs();
             if (runs.size() <= INLINE_RUNS) {
-                stores.executions().put(executionId, new StoredExecution(ExecutionMapper.toRecord(execution), null, version));
+                stores.executions().put(executionId, new StoredExecution(executionRecord(execution), null, version));
             } else {
                 for (TaskRun run : runsToSend(runs, false)) {
                     TaskRun before = runs.beforeChanges(run.id());
                     stores.runs().put(SnapshotKeys.run(executionId, runs.position(run.id())), new StoredTaskRun(version,
                             ExecutionMapper.toRecord(run), before == null ? null : ExecutionMapper.toRecord(before)));
                 }
-                stores.executions().put(executionId,
-                        new StoredExecution(ExecutionMapper.toHeaderRecord(execution), runs.size(), version));
+                stores.executions().put(executionId, new StoredExecution(executionRecord(execution), runs.size(), version));
             }
             runs.clearChanged();
             if (execution.state().isTerminal()) {
@@ -218,6 +221,22 @@ final class StoreBackedState implements MutableExecutionState {
                 stores.cache().put(executionId, new Cached(execution, version));
             }
         }
+        encodedFor = null; // what is decided next is encoded anew
+        encoded = null;
+    }
+
+    /**
+     * The execution's record: with its runs inline while it has at most {@link #INLINE_RUNS}, else its header (the
+     * runs go apart). Made once for the snapshot and the store write of one step, so the inputs' and the trigger's
+     * JSON are written once.
+     */
+    ExecutionRecord executionRecord(Execution execution) {
+        if (execution != encodedFor) {
+            encoded = execution.runs().size() <= INLINE_RUNS ? ExecutionMapper.toRecord(execution)
+                    : ExecutionMapper.toHeaderRecord(execution);
+            encodedFor = execution;
+        }
+        return encoded;
     }
 
     /**
