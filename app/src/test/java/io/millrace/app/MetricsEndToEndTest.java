@@ -11,12 +11,20 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every Grafana dashboard's queries evaluated by a real Prometheus against that scrape.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the dashboard check adds load, so the exact counts come first
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class MetricsEndToEndTest {
     static final String OK_FLOW = """
@@ -69,15 +78,38 @@ class MetricsEndToEndTest {
         management = "http://localhost:" + engine.managementPort();
         assertThat(send("POST", api + "/flows", OK_FLOW).statusCode()).isEqualTo(200);
         assertThat(send("POST", api + "/flows", FAILING_FLOW).statusCode()).isEqualTo(200);
+        List<String> started = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             assertThat(send("POST", api + "/executions/metrics.test/metrics-ok?wait=true", "{}").body())
                     .contains("SUCCESS");
             assertThat(send("POST", api + "/executions/metrics.test/metrics-failing?wait=true", "{}").body())
                     .contains("FAILED");
-            assertThat(send("POST", api + "/executions/metrics.test/metrics-ok", "{}").statusCode()).isEqualTo(200);
+            HttpResponse<String> unwaited = send("POST", api + "/executions/metrics.test/metrics-ok", "{}");
+            assertThat(unwaited.statusCode()).isEqualTo(200);
+            started.add(executionId(unwaited.body()));
+        }
+        for (String id : started) {
+            awaitSuccess(id);
         }
         assertThat(send("GET", api + "/executions/no-such-execution", null).statusCode()).isEqualTo(404);
         assertThat(send("GET", api + "/no-such-route/42", null).statusCode()).isEqualTo(404);
+    }
+
+    /** The executions started without {@code ?wait} must have ended before the counts below are read. */
+    void awaitSuccess(String id) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String body = send("GET", api + "/executions/" + id, null).body();
+        while (!body.contains("\"current\":\"SUCCESS\"") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            body = send("GET", api + "/executions/" + id, null).body();
+        }
+        assertThat(body).contains("\"current\":\"SUCCESS\"");
+    }
+
+    static String executionId(String execution) {
+        Matcher id = Pattern.compile("\"id\":\"([^\"]+)\"").matcher(execution);
+        assertThat(id.find()).as(execution).isTrue();
+        return id.group(1);
     }
 
     @AfterAll
@@ -88,6 +120,7 @@ class MetricsEndToEndTest {
     }
 
     @Test
+    @Order(0)
     void shouldAnswerHealthOnTheManagementPort() throws Exception {
         HttpResponse<String> health = send("GET", management + "/health", null);
 
@@ -98,6 +131,7 @@ class MetricsEndToEndTest {
     }
 
     @Test
+    @Order(1)
     void shouldExportTheMetricsOfEveryRoleOfTheEngine() throws Exception {
         String scrape = scrapeOnceKafkaMetricsAreBound();
 
@@ -139,11 +173,13 @@ class MetricsEndToEndTest {
      * with data (see the check script).
      */
     @Test
+    @Order(2)
     void shouldShowDataInEveryPanelOfEveryDashboard() throws Exception {
         // given: Kafka's per-thread and per-task metrics bound, and load going on while Prometheus scrapes
         scrapeOnceKafkaMetricsAreBound();
         Path check = Path.of("..", "helm", "millrace", "dashboards", "check").toAbsolutePath().normalize();
         Path log = Files.createTempFile("millrace-dashboards-check", ".log");
+        var loadFailure = new AtomicReference<Exception>();
         var load = Thread.ofVirtual().start(() -> {
             try {
                 for (int i = 0; !Thread.currentThread().isInterrupted(); i++) {
@@ -156,7 +192,7 @@ class MetricsEndToEndTest {
             } catch (InterruptedException e) {
                 // the check is over
             } catch (Exception e) {
-                throw new IllegalStateException("The load stopped", e);
+                loadFailure.set(e);
             }
         });
 
@@ -182,6 +218,7 @@ class MetricsEndToEndTest {
         String output = Files.readString(log);
         Files.delete(log);
         System.out.println(output);
+        assertThat(loadFailure.get()).as("the load during the check").isNull();
         assertThat(output).contains("all parse, name scraped metrics and answer with data");
         assertThat(exit).as(output).isZero();
     }
