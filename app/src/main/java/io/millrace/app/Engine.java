@@ -51,7 +51,7 @@ public final class Engine implements AutoCloseable {
             }
             Triggers triggers = Triggers.start(config, registry);
             started.push(triggers);
-            management.ready(() -> executor.isRunning() && worker.running() && gateway.ready() && triggers.running());
+            management.ready(() -> executor.isRunning() && worker.running() && gateway.ready() && triggers.ready());
             management.live(() -> executor.isAlive() && worker.running() && gateway.ready() && triggers.running());
             return new Engine(management, executor, worker, gateway, triggers);
         } catch (RuntimeException | InterruptedException e) {

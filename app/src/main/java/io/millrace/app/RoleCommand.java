@@ -106,7 +106,7 @@ abstract class RoleCommand implements Callable<Integer> {
         Started start(MillraceConfig config, MeterRegistry registry) {
             System.out.println("Millrace triggers starting against " + config.bootstrapServers());
             Triggers triggers = Triggers.start(config, registry);
-            return new Started(triggers, triggers::running);
+            return new Started(triggers, triggers::ready, triggers::running);
         }
     }
 

@@ -57,6 +57,24 @@ final class TriggerOutcomes implements AutoCloseable {
         }
     }
 
+    /**
+     * Reads until no execution has ended for {@code quiet} (at most {@code within}): once nothing starts executions any
+     * more, those started last have ended, and a late duplicate would have been seen.
+     */
+    void settle(Duration quiet, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        int seen = completions.values().stream().mapToInt(Integer::intValue).sum();
+        long quietUntil = System.nanoTime() + quiet.toNanos();
+        while (System.nanoTime() < quietUntil && System.nanoTime() < deadline) {
+            poll();
+            int now = completions.values().stream().mapToInt(Integer::intValue).sum();
+            if (now != seen) {
+                seen = now;
+                quietUntil = System.nanoTime() + quiet.toNanos();
+            }
+        }
+    }
+
     private void poll() {
         for (var record : consumer.poll(Duration.ofMillis(200))) {
             if (record.value() == null || SnapshotKeys.isRun(record.key())) {
@@ -82,22 +100,26 @@ final class TriggerOutcomes implements AutoCloseable {
     }
 
     /**
-     * Waits until the consumer group has a member with partitions (a trigger that reads from the end of its topic
-     * listens only then); {@code admin} are the admin client's properties (bootstrap servers, security).
+     * Waits until the consumer group has members with partitions and an offset committed for each of them: a trigger
+     * commits where it starts reading a partition its group had no offset for, so from then on every record written is
+     * read. {@code admin} are the admin client's properties (bootstrap servers, security).
      */
     static void awaitAssigned(java.util.Map<String, Object> admin, String groupId) throws Exception {
         try (var client = org.apache.kafka.clients.admin.Admin.create(admin)) {
-            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(90).toNanos();
             while (System.nanoTime() < deadline) {
                 var group = client.describeConsumerGroups(java.util.List.of(groupId)).all().get().get(groupId);
-                if (group != null && group.members().stream().anyMatch(m -> !m.assignment().topicPartitions().isEmpty())) {
-                    // assigned; its position is fetched on the first poll after the assignment
-                    Thread.sleep(500);
+                var assigned = group == null ? java.util.Set.<org.apache.kafka.common.TopicPartition>of()
+                        : group.members().stream().flatMap(m -> m.assignment().topicPartitions().stream())
+                                .collect(java.util.stream.Collectors.toSet());
+                if (!assigned.isEmpty() && client.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get()
+                        .keySet().containsAll(assigned)) {
                     return;
                 }
                 Thread.sleep(100);
             }
-            throw new AssertionError("Expected consumer group " + groupId + " to be assigned its partitions within 60 s");
+            throw new AssertionError("Expected consumer group " + groupId
+                    + " to be assigned its partitions and commit where it starts within 90 s");
         }
     }
 }

@@ -6,6 +6,7 @@ import io.millrace.core.execution.ExecutionTrigger;
 import io.millrace.core.expression.ExpressionException;
 import io.millrace.core.expression.Expressions;
 import io.millrace.core.flow.FlowTriggerSpec;
+import io.millrace.core.flow.TriggerTypes;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.KafkaPassThrough;
@@ -16,18 +17,22 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -41,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * {@code flowId}, {@code flowRevision} and {@code state}, and inputs rendered against them (and {@code trigger.outputs},
  * the ended execution's flow outputs). The new execution's id is derived from the ended execution and the trigger, and
  * offsets are committed once Kafka has the creates, so a snapshot read or sent twice still starts one execution. A new
- * group starts at the end of the topic: executions that ended before the role first ran start nothing.
+ * group starts at the end of the topic: executions that ended before the role first ran start nothing; that start is
+ * committed at once ({@link StartPositions}), so executions that end while the role is down are read when it is back.
  */
 final class FlowTriggers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FlowTriggers.class);
@@ -50,22 +56,30 @@ final class FlowTriggers implements AutoCloseable {
     record Target(FlowTrigger trigger, FlowTriggerSpec spec) {
     }
 
-    private final KafkaConsumer<String, byte[]> consumer;
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    /** How long a poll of ended executions waits for the flows watcher before it goes on with the triggers known. */
+    private static final Duration FLOWS_WAIT = Duration.ofSeconds(10);
+
+    private final Map<String, Object> consumerProperties;
     private final String topic;
     private final Producer<String, byte[]> commands;
     private final String commandsTopic;
     private final TriggerMetrics metrics;
+    private final FlowsProgress flows;
     private final Expressions expressions = new Expressions();
     private final Thread thread;
+    private volatile KafkaConsumer<String, byte[]> consumer;
     private volatile List<Target> targets = List.of();
+    private volatile boolean listening;
     private volatile boolean closed;
 
-    FlowTriggers(MillraceConfig config, Producer<String, byte[]> commands, TriggerMetrics metrics) {
+    FlowTriggers(MillraceConfig config, Producer<String, byte[]> commands, TriggerMetrics metrics, FlowsProgress flows) {
         Topics topics = Topics.of(config);
         this.topic = topics.executions().name();
         this.commands = commands;
         this.commandsTopic = topics.commands().name();
         this.metrics = metrics;
+        this.flows = flows;
         var props = new HashMap<String, Object>();
         props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.CONSUMER, ConsumerConfig.configNames()));
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
@@ -73,7 +87,7 @@ final class FlowTriggers implements AutoCloseable {
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
+        this.consumerProperties = Map.copyOf(props);
         this.thread = Thread.ofPlatform().name("millrace-triggers-flow").unstarted(this::run);
     }
 
@@ -86,32 +100,102 @@ final class FlowTriggers implements AutoCloseable {
         thread.start();
     }
 
+    /**
+     * In the group with its share of the executions topic, from a committed position: from now on every execution that
+     * ends meets the Flow triggers.
+     */
+    boolean listening() {
+        return listening && !closed;
+    }
+
+    /** Reads until closed; a failure (Kafka, a send) starts a new consumer from the last commit, after a pause. */
     private void run() {
-        try {
-            consumer.subscribe(List.of(topic));
-            while (!closed) {
-                var sends = new ArrayList<Future<RecordMetadata>>();
-                var records = consumer.poll(Duration.ofMillis(200));
-                List<Target> current = targets;
-                for (ConsumerRecord<String, byte[]> record : records) {
-                    // no Flow trigger anywhere: nothing to decode
-                    if (!current.isEmpty() && record.value() != null && !SnapshotKeys.isRun(record.key())) {
-                        ended(Topics.SNAPSHOT_SERDE.decode(record.value()).getExecution(), current, sends);
-                    }
+        Duration backoff = Duration.ofSeconds(1);
+        while (!closed) {
+            try (var consuming = new KafkaConsumer<>(consumerProperties, new StringDeserializer(), new ByteArrayDeserializer())) {
+                consumer = consuming;
+                listening = false;
+                if (closed) {
+                    return;
                 }
-                for (Future<RecordMetadata> send : sends) {
-                    send.get();
+                subscribe(consuming);
+                while (!closed) {
+                    readOnce(consuming);
+                    backoff = Duration.ofSeconds(1);
                 }
-                if (!records.isEmpty()) {
-                    consumer.commitSync();
+            } catch (WakeupException e) {
+                // closing
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                if (closed) {
+                    return;
                 }
+                LOG.warn("Flow triggers failed; they read again from their last commit in {}: {}", backoff, e.toString());
+                metrics.restarted(TriggerTypes.FLOW);
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
             }
-        } catch (WakeupException e) {
-            // closing
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            LOG.error("Flow triggers stopped; they start again with the role", e);
+        }
+    }
+
+    private void subscribe(KafkaConsumer<String, byte[]> consuming) {
+        consuming.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                // each poll's offsets are committed once its creates are sent
+            }
+
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                if (!partitions.isEmpty()) {
+                    StartPositions.keep(consuming, StartPositions.fresh(partitions, consuming.committed(Set.copyOf(partitions))),
+                            "Flow triggers");
+                }
+                listening = true;
+            }
+        });
+    }
+
+    private void readOnce(KafkaConsumer<String, byte[]> consuming) throws Exception {
+        var sends = new ArrayList<Future<RecordMetadata>>();
+        var records = consuming.poll(Duration.ofMillis(200));
+        if (records.isEmpty()) {
+            return;
+        }
+        awaitFlowsSavedBefore(consuming);
+        List<Target> current = targets;
+        for (ConsumerRecord<String, byte[]> record : records) {
+            // no Flow trigger anywhere: nothing to decode
+            if (!current.isEmpty() && record.value() != null && !SnapshotKeys.isRun(record.key())) {
+                ended(Topics.SNAPSHOT_SERDE.decode(record.value()).getExecution(), current, sends);
+            }
+        }
+        for (Future<RecordMetadata> send : sends) {
+            send.get();
+        }
+        consuming.commitSync();
+    }
+
+    /**
+     * Waits until the flows watcher has read every flow saved before now, so a flow saved before an execution's end was
+     * read meets that end, even if the watcher is behind (a flow saved, then at once another run, is the usual case).
+     */
+    private void awaitFlowsSavedBefore(KafkaConsumer<String, byte[]> consuming) throws InterruptedException {
+        Map<TopicPartition, Long> saved = consuming.endOffsets(flows.partitions());
+        long deadline = System.nanoTime() + FLOWS_WAIT.toNanos();
+        while (!flows.reached(saved) && !closed) {
+            if (System.nanoTime() > deadline) {
+                LOG.warn("The flows watcher has not read the flows topic up to {} within {}; the Flow triggers go on with "
+                        + "the flows read so far", saved, FLOWS_WAIT);
+                return;
+            }
+            Thread.sleep(5);
         }
     }
 
@@ -143,6 +227,7 @@ final class FlowTriggers implements AutoCloseable {
             } catch (ExpressionException e) {
                 LOG.warn("Flow trigger {} did not start its flow after execution {}: its inputs did not render: {}",
                         trigger.key(), execution.getId(), e.getMessage());
+                metrics.read(trigger, 0, 1, false);
                 continue;
             }
             String id = TriggerIds.of("flow", execution.getId(), trigger.namespace(), trigger.flowId(), trigger.trigger().id());
@@ -156,7 +241,10 @@ final class FlowTriggers implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        consumer.wakeup();
+        KafkaConsumer<String, byte[]> current = consumer;
+        if (current != null) {
+            current.wakeup();
+        }
         if (thread.isAlive()) {
             try {
                 thread.join(Duration.ofSeconds(10));
@@ -164,6 +252,5 @@ final class FlowTriggers implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        consumer.close(Duration.ofSeconds(5));
     }
 }

@@ -27,7 +27,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -456,8 +455,8 @@ final class KafkaTrigger implements AutoCloseable {
 
     /**
      * Before partitions go to another consumer, the sends in flight settle and their offsets are committed, so the next
-     * owner starts after them. With {@code since}: a partition the group has no offset for yet starts at the first
-     * record from that time.
+     * owner starts after them. A partition the group has no offset for yet starts at the first record from
+     * {@code since}, if given, and that start is committed (see {@link StartPositions}).
      */
     private ConsumerRebalanceListener rebalanceListener(KafkaConsumer<byte[], byte[]> consuming) {
         String since = target.trigger().text("since");
@@ -478,7 +477,7 @@ final class KafkaTrigger implements AutoCloseable {
 
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                if (partitions.isEmpty() || since == null && batching == null) {
+                if (partitions.isEmpty()) {
                     return;
                 }
                 Map<TopicPartition, OffsetAndMetadata> committed = consuming.committed(Set.copyOf(partitions));
@@ -489,23 +488,20 @@ final class KafkaTrigger implements AutoCloseable {
                         }
                     });
                 }
-                if (since == null) {
-                    return;
+                Set<TopicPartition> fresh = StartPositions.fresh(partitions, committed);
+                if (since != null && !fresh.isEmpty()) {
+                    long from = OffsetDateTime.parse(since).toInstant().toEpochMilli();
+                    var times = new HashMap<TopicPartition, Long>();
+                    fresh.forEach(partition -> times.put(partition, from));
+                    consuming.offsetsForTimes(times).forEach((partition, offset) -> {
+                        if (offset == null) {
+                            consuming.seekToEnd(List.of(partition));
+                        } else {
+                            consuming.seek(partition, offset.offset());
+                        }
+                    });
                 }
-                long from = OffsetDateTime.parse(since).toInstant().toEpochMilli();
-                var fresh = new HashMap<TopicPartition, Long>();
-                partitions.stream().filter(p -> committed.get(p) == null).forEach(p -> fresh.put(p, from));
-                if (fresh.isEmpty()) {
-                    return;
-                }
-                Map<TopicPartition, OffsetAndTimestamp> offsets = consuming.offsetsForTimes(fresh);
-                offsets.forEach((partition, offset) -> {
-                    if (offset == null) {
-                        consuming.seekToEnd(List.of(partition));
-                    } else {
-                        consuming.seek(partition, offset.offset());
-                    }
-                });
+                StartPositions.keep(consuming, fresh, "Kafka trigger " + target.key());
             }
         };
     }

@@ -24,6 +24,8 @@ final class TriggerMetrics {
             restarts(type);
         }
         counter("started", TriggerTypes.FLOW);
+        counter("skipped", TriggerTypes.FLOW);
+        restarts(TriggerTypes.FLOW);
     }
 
     void read(FlowTrigger trigger, int started, int unreadable, boolean deadLettered) {
@@ -36,7 +38,11 @@ final class TriggerMetrics {
     }
 
     void restarted(FlowTrigger trigger) {
-        restarts(trigger.trigger().type()).increment();
+        restarted(trigger.trigger().type());
+    }
+
+    void restarted(String type) {
+        restarts(type).increment();
     }
 
     private Counter restarts(String type) {

@@ -60,6 +60,7 @@ public final class Triggers implements AutoCloseable {
     private final Thread watcher;
     private final KafkaStreams schedules;
     private final FlowTriggers flowTriggers;
+    private final FlowsProgress flowsProgress = new FlowsProgress();
     private final SchemaRegistries registries = new SchemaRegistries();
     private final ExecutorBacklog backlog;
     private volatile boolean closed;
@@ -83,7 +84,7 @@ public final class Triggers implements AutoCloseable {
         this.flows = new KafkaConsumer<>(consumer, new StringDeserializer(), new ByteArrayDeserializer());
         this.watcher = Thread.ofPlatform().name("millrace-triggers-flows").unstarted(this::watch);
         this.schedules = new KafkaStreams(Schedules.topology(topics), Schedules.properties(config));
-        this.flowTriggers = new FlowTriggers(config, commands, metrics);
+        this.flowTriggers = new FlowTriggers(config, commands, metrics, flowsProgress);
         this.backlog = new ExecutorBacklog(config);
         // a schedule's state is in Kafka: a stream thread that fails starts again from it
         kafkaMetrics.add(KafkaMeters.bind(registry,
@@ -111,6 +112,14 @@ public final class Triggers implements AutoCloseable {
         return !closed && watcher.isAlive() && schedules.state().isRunningOrRebalancing();
     }
 
+    /**
+     * Running, with the flows topic read and the Flow triggers listening: an execution that ends from now on starts
+     * the flows whose Flow triggers it matches.
+     */
+    public boolean ready() {
+        return running() && flowTriggers.listening();
+    }
+
     private record Latest(int revision, Flow flow) {
     }
 
@@ -130,12 +139,16 @@ public final class Triggers implements AutoCloseable {
                 if (!records.isEmpty()) {
                     reconcile();
                 }
-                if (!caughtUp && partitions.stream().allMatch(p -> flows.position(p) >= end.get(p))) {
+                var positions = new HashMap<TopicPartition, Long>();
+                partitions.forEach(partition -> positions.put(partition, flows.position(partition)));
+                if (!caughtUp && partitions.stream().allMatch(p -> positions.get(p) >= end.get(p))) {
                     reconcile();
+                    flowsProgress.read(positions);
                     // only now: an execution's end must meet every Flow trigger of the flows on the topic
                     flowTriggers.start();
                     caughtUp = true;
                 }
+                flowsProgress.read(positions);
             }
         } catch (WakeupException e) {
             // closing
@@ -223,7 +236,9 @@ public final class Triggers implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        schedules.close(Duration.ofSeconds(10));
+        if (!schedules.close(Duration.ofSeconds(30))) {
+            LOG.warn("The schedules' Kafka Streams did not stop within 30 s");
+        }
         flowTriggers.close();
         running.values().forEach(KafkaTrigger::close);
         running.clear();

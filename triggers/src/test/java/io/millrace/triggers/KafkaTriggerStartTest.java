@@ -1,0 +1,115 @@
+package io.millrace.triggers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.millrace.broker.EmbeddedKafkaBroker;
+import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.FlowParser;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A RealtimeTrigger with Kafka's default start (the end of the topic) that stops before any record comes: the records
+ * written while it is stopped must still start executions when it is back. The records come from the real broker; the
+ * creates go to Kafka's {@link MockProducer}, which answers each at once, so the test reads them back as sent.
+ */
+class KafkaTriggerStartTest {
+    @Test
+    void shouldKeepWhereANewGroupStartedSoARestartSkipsNothing() throws Exception {
+        // given: a topic with two records from before the trigger existed
+        String topic = "start-" + UUID.randomUUID().toString().substring(0, 8);
+        try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+        }
+        write(topic, "before-1", "before-2");
+        var commands = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+
+        // when: the trigger starts, gets its partitions, and stops without reading a record
+        try (var trigger = trigger(topic, commands)) {
+            trigger.start();
+            await(() -> committed(topic).size() == 2);
+        }
+        Map<TopicPartition, Long> start = committed(topic);
+        write(topic, "while-stopped-1", "while-stopped-2", "while-stopped-3");
+        try (var trigger = trigger(topic, commands)) {
+            trigger.start();
+            await(() -> commands.history().size() >= 3 && committed(topic).values().stream().mapToLong(Long::longValue).sum() == 5);
+        }
+
+        // then: it listened from the end as it was when it started, and resumed there
+        assertThat(start.values().stream().mapToLong(Long::longValue).sum()).as("the ends of both partitions when it first started")
+                .isEqualTo(2);
+        assertThat(commands.history()).extracting(sent -> new String(sent.value()))
+                .hasSize(3)
+                .allMatch(command -> command.contains("while-stopped"))
+                .noneMatch(command -> command.contains("before"));
+    }
+
+    private static KafkaTrigger trigger(String topic, MockProducer<String, byte[]> commands) throws Exception {
+        Flow flow = new FlowParser().parse("""
+                id: listening
+                namespace: company.team
+                triggers:
+                  - id: events
+                    type: io.kestra.plugin.kafka.RealtimeTrigger
+                    topic: %s
+                    groupId: %s
+                    properties: {bootstrap.servers: "%s"}
+                tasks:
+                  - {id: a, type: log, message: "{{ trigger.value }}"}
+                """.formatted(topic, topic, broker()));
+        var target = new FlowTrigger(flow.namespace(), flow.id(), flow.triggers().getFirst());
+        return new KafkaTrigger(target, commands, "commands", new TriggerMetrics(new SimpleMeterRegistry()), new SchemaRegistries());
+    }
+
+    private static void write(String topic, String... values) throws Exception {
+        try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker()),
+                new StringSerializer(), new StringSerializer())) {
+            for (String value : values) {
+                producer.send(new ProducerRecord<>(topic, value, value)).get();
+            }
+        }
+    }
+
+    private static Map<TopicPartition, Long> committed(String group) throws Exception {
+        try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata().get();
+            var result = new HashMap<TopicPartition, Long>();
+            offsets.forEach((partition, offset) -> result.put(partition, offset.offset()));
+            return result;
+        }
+    }
+
+    private static String broker() {
+        return EmbeddedKafkaBroker.shared().bootstrapServers();
+    }
+
+    private interface Check {
+        boolean holds() throws Exception;
+    }
+
+    private static void await(Check condition) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!condition.holds()) {
+            assertThat(System.nanoTime()).as("waited 60 s").isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+}
