@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -18,12 +19,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The commands the executor has not read yet: the end offsets of the commands topic less the executor's committed
- * offsets, read every {@link #EVERY}. While more than the limit ({@code trigger-executor-backlog}; 0: no limit) wait,
- * Kafka triggers pause their partitions, so a backlog of events drains at the executor's pace instead of queueing
- * thousands of creates ahead of a REST start on the same topic. If the lag cannot be read, triggers are not held back.
+ * offsets, read every {@link #EVERY}, plus the creates sent since that Kafka did not have when the read began. While
+ * more than the limit ({@code trigger-executor-backlog}; 0: no limit) wait, Kafka triggers pause their partitions, so a
+ * backlog of events drains at the executor's pace instead of queueing thousands of creates ahead of a REST start on
+ * the same topic. A read that fails keeps the last count; if the lag cannot be read for {@link #BLIND_AFTER}, triggers
+ * are not held back until it can again.
  */
 final class ExecutorBacklog implements AutoCloseable, KafkaTrigger.Pace {
     static final Duration EVERY = Duration.ofMillis(250);
+    static final Duration BLIND_AFTER = Duration.ofSeconds(30);
     private static final Logger LOG = LoggerFactory.getLogger(ExecutorBacklog.class);
 
     private final Admin admin;
@@ -31,9 +35,13 @@ final class ExecutorBacklog implements AutoCloseable, KafkaTrigger.Pace {
     private final String executorGroup;
     private final long limit;
     private final Thread thread;
+    /** Creates sent, and of those the ones settled (in Kafka, or failed), since the start. */
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong settled = new AtomicLong();
+    /** The last read: commands unread, and the creates settled before it began (which it counted). */
     private volatile long waiting;
-    /** Creates sent since the last read, which that read may not count yet. */
-    private final java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long counted;
+    private volatile boolean blind;
     private volatile boolean closed;
 
     ExecutorBacklog(MillraceConfig config) {
@@ -47,7 +55,7 @@ final class ExecutorBacklog implements AutoCloseable, KafkaTrigger.Pace {
     /** True while the executor has more commands to read than the limit. */
     @Override
     public boolean full() {
-        return limit > 0 && waiting + sent.get() > limit;
+        return limit > 0 && !blind && waiting + sent.get() - counted > limit;
     }
 
     @Override
@@ -55,17 +63,31 @@ final class ExecutorBacklog implements AutoCloseable, KafkaTrigger.Pace {
         sent.addAndGet(creates);
     }
 
+    @Override
+    public void settled(int creates) {
+        settled.addAndGet(creates);
+    }
+
     private void watch() {
+        long failingSince = 0;
         while (!closed) {
             try {
-                long before = sent.get();
+                long before = settled.get();
                 waiting = read();
-                sent.addAndGet(-before);
+                counted = before;
+                failingSince = 0;
+                blind = false;
             } catch (Exception e) {
                 if (closed) {
                     return;
                 }
-                waiting = 0;
+                long now = System.nanoTime();
+                failingSince = failingSince == 0 ? now : failingSince;
+                if (!blind && now - failingSince > BLIND_AFTER.toNanos()) {
+                    LOG.warn("The executor's backlog could not be read for {}; triggers are not held back until it can: {}",
+                            BLIND_AFTER, e.toString());
+                    blind = true;
+                }
                 LOG.debug("The executor's backlog could not be read: {}", e.toString());
             }
             try {

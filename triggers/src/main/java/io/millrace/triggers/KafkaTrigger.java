@@ -73,7 +73,7 @@ final class KafkaTrigger implements AutoCloseable {
     private final Map<TopicPartition, Long> pendingEnds = new HashMap<>();
     private final java.util.concurrent.CountDownLatch closing = new java.util.concurrent.CountDownLatch(1);
     /** A poll's sends, and the offsets that follow its records. */
-    private record InFlight(List<Future<RecordMetadata>> sends, Map<TopicPartition, OffsetAndMetadata> next) {
+    private record InFlight(List<Future<RecordMetadata>> sends, int creates, Map<TopicPartition, OffsetAndMetadata> next) {
     }
 
     static final int MAX_POLLS_IN_FLIGHT = 16;
@@ -96,11 +96,19 @@ final class KafkaTrigger implements AutoCloseable {
             @Override
             public void sent(int creates) {
             }
+
+            @Override
+            public void settled(int creates) {
+            }
         };
 
         boolean full();
 
+        /** Creates handed to the producer. */
         void sent(int creates);
+
+        /** Creates of {@link #sent} that Kafka now has, or will never have (their send failed). */
+        void settled(int creates);
     }
 
     KafkaTrigger(FlowTrigger target, Producer<String, byte[]> commands, String commandsTopic, TriggerMetrics metrics,
@@ -140,7 +148,7 @@ final class KafkaTrigger implements AutoCloseable {
             try (var consuming = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(),
                     new ByteArrayDeserializer())) {
                 consumer = consuming;
-                inFlight.clear();
+                dropInFlight();
                 acknowledged.clear();
                 subscribe(consuming);
                 while (!closed && batching != null) {
@@ -215,7 +223,7 @@ final class KafkaTrigger implements AutoCloseable {
             sends.add(create(id, variables, now));
             started++;
         }
-        inFlight.add(new InFlight(sends, next));
+        inFlight.add(new InFlight(sends, started, next));
         pace.sent(started);
         metrics.read(target, started, unreadable, onSerdeError != null);
     }
@@ -235,10 +243,12 @@ final class KafkaTrigger implements AutoCloseable {
                 }
             } catch (ExecutionException e) {
                 // the polls after it are read again with it: none of them may be committed (closing commits what is left)
-                inFlight.clear();
+                pace.settled(oldest.creates());
+                dropInFlight();
                 throw e;
             }
             acknowledged.putAll(oldest.next());
+            pace.settled(oldest.creates());
         }
         long now = System.nanoTime();
         if (!acknowledged.isEmpty() && (all || now - lastCommit >= COMMIT_EVERY.toNanos())) {
@@ -246,6 +256,12 @@ final class KafkaTrigger implements AutoCloseable {
             acknowledged.clear();
             lastCommit = now;
         }
+    }
+
+    /** Forgets the polls in flight, to be read again from the last commit; their creates no longer count as coming. */
+    private void dropInFlight() {
+        inFlight.forEach(poll -> pace.settled(poll.creates()));
+        inFlight.clear();
     }
 
     /**
@@ -369,13 +385,17 @@ final class KafkaTrigger implements AutoCloseable {
             variables.put("messages", messages);
             sends.add(create(id, variables, Instant.now().truncatedTo(ChronoUnit.MILLIS)));
         }
-        for (Future<RecordMetadata> send : sends) {
-            send.get();
+        pace.sent(messages.isEmpty() ? 0 : 1);
+        try {
+            for (Future<RecordMetadata> send : sends) {
+                send.get();
+            }
+        } finally {
+            pace.settled(messages.isEmpty() ? 0 : 1);
         }
         consuming.commitSync(after);
         pendingEnds.keySet().removeAll(first.keySet());
         pendingEnds.keySet().removeAll(pending.keySet());
-        pace.sent(messages.isEmpty() ? 0 : 1);
         metrics.read(target, messages.isEmpty() ? 0 : 1, unreadable, onSerdeError != null);
     }
 
@@ -470,7 +490,7 @@ final class KafkaTrigger implements AutoCloseable {
                 } catch (Exception e) {
                     // a send failed: the next owner reads again from the last commit, the ids absorb the repeats
                     LOG.warn("Kafka trigger {} gave up partitions with sends that failed: {}", target.key(), e.toString());
-                    inFlight.clear();
+                    dropInFlight();
                     acknowledged.clear();
                 }
             }
