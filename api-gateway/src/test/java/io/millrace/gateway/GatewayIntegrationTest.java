@@ -437,7 +437,7 @@ class GatewayIntegrationTest {
         Thread.sleep(200);
         assertThat(pending).as("a RUNNING snapshot does not end the wait").isNotDone();
         publish(Snapshots.of(id, NAMESPACE, "waited", State.SUCCESS));
-        var answer = pending.get(10, TimeUnit.SECONDS);
+        var answer = pending.get(30, TimeUnit.SECONDS);
 
         // then
         assertThat(answer.status()).isEqualTo(200);
@@ -458,11 +458,11 @@ class GatewayIntegrationTest {
         var succeeding = api.postAsync(url, "");
         String first = nextCommand(c -> c instanceof CreateExecution create && create.flowId().equals("hook-out")).executionId();
         publish(Snapshots.of(first, NAMESPACE, "hook-out", State.SUCCESS));
-        var success = succeeding.get(10, TimeUnit.SECONDS);
+        var success = succeeding.get(30, TimeUnit.SECONDS);
         var failing = api.postAsync(url, "");
         String second = nextCommand(c -> c instanceof CreateExecution create && create.flowId().equals("hook-out")).executionId();
         publish(Snapshots.of(second, NAMESPACE, "hook-out", State.FAILED));
-        var failure = failing.get(10, TimeUnit.SECONDS);
+        var failure = failing.get(30, TimeUnit.SECONDS);
 
         // then: the outputs alone, and 500 for the failed one
         assertThat(success.status()).isEqualTo(200);
@@ -503,7 +503,7 @@ class GatewayIntegrationTest {
 
     /** The first matching command on the commands topic not yet taken by an earlier call. */
     private static synchronized Command nextCommand(Predicate<Command> wanted) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             for (var it = unclaimed.iterator(); it.hasNext(); ) {
                 Command command = it.next();
@@ -524,7 +524,7 @@ class GatewayIntegrationTest {
     }
 
     private static Api.Answer eventually(java.util.function.Supplier<Api.Answer> call, Predicate<Api.Answer> done) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         Api.Answer answer = call.get();
         while (!done.test(answer) && System.nanoTime() < deadline) {
             try {

@@ -24,7 +24,7 @@ class BenchCommandTest {
     void shouldMeasureASelfStartedEngineAndWriteTheResults(String via, String guarantee) throws Exception {
         // when
         int exit = Millrace.commandLine().execute("bench", "--workload", "W1", "--rates", "20", "--warmup", "2s",
-                "--warmup-max", "2s", "--duration", "3s", "--floor-duration", "1s", "--processing-guarantee", guarantee,
+                "--warmup-max", "2s", "--duration", "4s", "--drain", "60s", "--floor-duration", "1s", "--processing-guarantee", guarantee,
                 "--via", via, "--out", out.toString());
 
         // then

@@ -166,9 +166,9 @@ class KafkaSecurityEndToEndTest {
         JsonNode get() throws Exception;
     }
 
-    /** Calls until the answer is no longer {@code notYet}, for at most 30 s. */
+    /** Calls until the answer is no longer {@code notYet}, for at most 60 s. */
     private static JsonNode poll(Call call, Predicate<JsonNode> notYet) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         JsonNode answer = call.get();
         while (notYet.test(answer) && System.nanoTime() < deadline) {
             Thread.sleep(200);
@@ -180,7 +180,7 @@ class KafkaSecurityEndToEndTest {
     private static JsonNode send(String method, String url, String body, int expectedStatus) throws Exception {
         var request = HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + TOKEN)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .timeout(Duration.ofSeconds(30))
+                .timeout(Duration.ofSeconds(90)) // longer than the gateway's ?wait (wait-timeout, 60 s)
                 .build();
         HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("%s %s answered %s", method, url, response.body()).isEqualTo(expectedStatus);

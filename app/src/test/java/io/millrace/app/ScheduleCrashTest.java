@@ -59,7 +59,7 @@ class ScheduleCrashTest {
             outcomes.await(seen + 6, Duration.ofSeconds(120));
             triggers.destroy();
             triggers.waitFor();
-            outcomes.drain(Duration.ofSeconds(3));
+            outcomes.settle(Duration.ofSeconds(5), Duration.ofSeconds(60));
 
             // then: the dates form an unbroken 2 s sequence, each once, each execution ended once
             List<Instant> dates = outcomes.variables.values().stream()

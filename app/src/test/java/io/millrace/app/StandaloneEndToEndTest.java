@@ -106,9 +106,9 @@ class StandaloneEndToEndTest {
 
     @Test
     void shouldForgetAFinishedExecutionOnceItsRetentionEnds() throws Exception {
-        // given: an engine that keeps finished executions for 2 s
+        // given: an engine that keeps finished executions for 10 s
         MillraceConfig config = ConfigLoader.load(Map.of(),
-                TestEngines.settings("ret", stateDir, "port", "0", "retention", "PT2S"), null);
+                TestEngines.settings("ret", stateDir, "port", "0", "retention", "PT10S"), null);
         try (Engine engine = Engine.start(config)) {
             String api = "http://localhost:" + engine.port() + "/api/v1";
             send("POST", api + "/flows", JSON_TRANSFORM, 200);
@@ -116,7 +116,7 @@ class StandaloneEndToEndTest {
             assertThat(send("GET", api + "/executions/" + id, null, 200).at("/state/current").asText()).isEqualTo("SUCCESS");
 
             // when
-            int status = awaitStatus(api + "/executions/" + id, 404, Duration.ofSeconds(30));
+            int status = awaitStatus(api + "/executions/" + id, 404, Duration.ofSeconds(60));
 
             // then: the gateway has dropped it, and the engine still runs the flow
             assertThat(status).isEqualTo(404);

@@ -8,6 +8,10 @@ import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.Json;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Flows started by their triggers on the real engine: a webhook call, and records on the user's own Kafka topic. */
 class TriggersEndToEndTest {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
     /** Kestra 0.22's realtime benchmark flow as published, but for its topic and broker (see BENCHMARKS.md). */
     static final String REALTIME_KAFKA_JSON = """
             id: realtime-kafka-json
@@ -116,7 +121,7 @@ class TriggersEndToEndTest {
             assertThat(outcomes.flowIds).hasSize(3);
             String order = outcomes.flowIds.entrySet().stream()
                     .filter(e -> e.getValue().equals("realtime-kafka-json")).findFirst().orElseThrow().getKey();
-            JsonNode json = send("GET", api + "/executions/" + order, null, 200);
+            JsonNode json = ended(api, order);
             assertThat(json.at("/state/current").asText()).isEqualTo("SUCCESS");
             assertThat(json.at("/trigger/id").asText()).isEqualTo("kafka-logs");
             assertThat(json.at("/trigger/type").asText()).isEqualTo("io.kestra.plugin.kafka.RealtimeTrigger");
@@ -128,7 +133,7 @@ class TriggersEndToEndTest {
             List<String> echoes = new ArrayList<>();
             for (var e : outcomes.flowIds.entrySet()) {
                 if (e.getValue().equals("json-events")) {
-                    JsonNode read = send("GET", api + "/executions/" + e.getKey(), null, 200);
+                    JsonNode read = ended(api, e.getKey());
                     echoes.add(read.at("/taskRunList/0/outputs/value").asText());
                 }
             }
@@ -228,10 +233,27 @@ class TriggersEndToEndTest {
                     .filter(e -> succeeded.equals(e.getValue().get("executionId"))).map(Map.Entry::getKey).toList();
             assertThat(outcomes.variables).hasSize(3);
             assertThat(reports).hasSize(1);
-            JsonNode report = send("GET", api + "/executions/" + reports.getFirst(), null, 200);
+            JsonNode report = ended(api, reports.getFirst());
             assertThat(report.at("/taskRunList/0/outputs/value").asText()).isEqualTo("etl SUCCESS 42 " + succeeded);
             assertThat(report.at("/trigger/type").asText()).isEqualTo("io.kestra.plugin.core.trigger.Flow");
             assertThat(report.at("/trigger/variables/flowRevision").asInt()).isEqualTo(1);
+        }
+    }
+
+    /** The execution as the gateway shows it once it has its end (its read model may follow the topic a moment later). */
+    private static JsonNode ended(String api, String id) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        var request = HttpRequest.newBuilder(URI.create(api + "/executions/" + id)).GET().build();
+        while (true) {
+            var response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            JsonNode execution = response.statusCode() == 200 ? Json.MAPPER.readTree(response.body()) : null;
+            boolean terminal = execution != null
+                    && List.of("SUCCESS", "WARNING", "FAILED", "KILLED").contains(execution.at("/state/current").asText());
+            if (terminal || System.nanoTime() > deadline) {
+                assertThat(response.statusCode()).as("GET execution %s: %s", id, response.body()).isEqualTo(200);
+                return execution;
+            }
+            Thread.sleep(100);
         }
     }
 

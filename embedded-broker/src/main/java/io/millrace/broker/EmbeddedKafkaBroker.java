@@ -299,9 +299,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
                 Map.entry("share.coordinator.state.topic.min.isr", "1"),
                 // No waiting for more group members that will never come.
                 Map.entry("group.initial.rebalance.delay.ms", "0"),
-                // A restart after a kill waits for the old broker session to expire before the broker can register again.
+                // A restart after a kill waits for the old broker session to expire before the broker can register
+                // again: shorter than Kafka's 9 s, but long enough that a process stalled for a few seconds (a loaded
+                // laptop, a shared CI machine) does not fence its own broker.
                 Map.entry("broker.heartbeat.interval.ms", "500"),
-                Map.entry("broker.session.timeout.ms", "3000"));
+                Map.entry("broker.session.timeout.ms", "6000"));
     }
 
     private static void format(Path logDir, String clusterId) {

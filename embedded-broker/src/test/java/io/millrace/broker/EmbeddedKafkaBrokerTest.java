@@ -127,7 +127,7 @@ class EmbeddedKafkaBrokerTest {
         try (KafkaConsumer<String, String> consumer =
                      new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
             consumer.subscribe(List.of(topic));
-            long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (seen.size() < expected && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
                     seen.add(record.key() + "=" + record.value());

@@ -43,7 +43,7 @@ class HelmChartTest {
         assertThat(ROOT.resolve("app/target/millrace.jar")).as("the jar the roles run (the app module builds it)").isRegularFile();
 
         // when
-        Result result = run("helm/roles-check", Duration.ofMinutes(4));
+        Result result = run("helm/roles-check", Duration.ofMinutes(8));
 
         // then
         assertThat(result.output())

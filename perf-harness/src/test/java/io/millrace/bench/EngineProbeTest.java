@@ -25,8 +25,8 @@ class EngineProbeTest {
             Thread.sleep(2_000);
             CpuUse use = probe.cpu().since(before, System.nanoTime() - from);
 
-            // then: the spinning thread had a good share of a core; the process has no broker or Kafka client
-            assertThat(use.pct(EnginePart.WORKERS)).isGreaterThan(20);
+            // then: the spinning thread had a share of a core (however busy the machine); no broker or Kafka client
+            assertThat(use.pct(EnginePart.WORKERS)).isGreaterThan(5);
             assertThat(use.pct(EnginePart.BROKER)).isZero();
             assertThat(use.pct(EnginePart.CLIENTS)).isZero();
             assertThat(use.totalPct()).isGreaterThanOrEqualTo(use.pct(EnginePart.WORKERS));

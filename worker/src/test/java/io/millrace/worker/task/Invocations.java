@@ -32,7 +32,7 @@ final class Invocations {
 
     /**
      * Runs the invocation on a virtual thread, interrupts it after {@code runFor}, checks that it stopped within
-     * 2 s, and answers what it threw.
+     * 5 s, and answers what it threw.
      */
     static Throwable interruptAfter(TaskInvocation invocation, Duration runFor) throws InterruptedException {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
@@ -46,9 +46,9 @@ final class Invocations {
         Thread.sleep(runFor);
         Instant interruptedAt = Instant.now();
         runner.interrupt();
-        runner.join(Duration.ofSeconds(5));
+        runner.join(Duration.ofSeconds(10));
         assertThat(runner.isAlive()).isFalse();
-        assertThat(Duration.between(interruptedAt, Instant.now())).isLessThan(Duration.ofSeconds(2));
+        assertThat(Duration.between(interruptedAt, Instant.now())).isLessThan(Duration.ofSeconds(5));
         return thrown.get();
     }
 }

@@ -173,7 +173,7 @@ class TransformValueTaskTest {
 
         // then
         assertThat(outcome.error()).isEqualTo("Task 't': JSONata evaluation failed: Expression evaluation timeout: Check for infinite loop");
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
     }
 
     @Test
