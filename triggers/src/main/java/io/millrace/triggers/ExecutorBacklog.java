@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ExecutorBacklog implements AutoCloseable, KafkaTrigger.Pace {
     static final Duration EVERY = Duration.ofMillis(250);
-    static final Duration BLIND_AFTER = Duration.ofSeconds(30);
+    private static final Duration BLIND_AFTER = Duration.ofSeconds(30);
     private static final Logger LOG = LoggerFactory.getLogger(ExecutorBacklog.class);
 
     private final Admin admin;

@@ -57,6 +57,8 @@ final class FlowTriggers implements AutoCloseable {
     }
 
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    private static final int FETCH_MIN_BYTES = 1024 * 1024;
+    private static final Duration FETCH_MAX_WAIT = Duration.ofMillis(100);
     /** How long a poll of ended executions waits for the flows watcher before it goes on with the triggers known. */
     private static final Duration FLOWS_WAIT = Duration.ofSeconds(10);
 
@@ -81,6 +83,10 @@ final class FlowTriggers implements AutoCloseable {
         this.metrics = metrics;
         this.flows = flows;
         var props = new HashMap<String, Object>();
+        // Ends are read in batches of up to 100 ms: a Flow trigger starts its flow that much later, and the executions
+        // topic is fetched (and the flows topic's end asked, see awaitFlowsSavedBefore) at most ten times a second
+        props.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, FETCH_MIN_BYTES);
+        props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) FETCH_MAX_WAIT.toMillis());
         props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.CONSUMER, ConsumerConfig.configNames()));
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, config.topicPrefix() + "triggers-flow");
@@ -172,9 +178,19 @@ final class FlowTriggers implements AutoCloseable {
         List<Target> current = targets;
         for (ConsumerRecord<String, byte[]> record : records) {
             // no Flow trigger anywhere: nothing to decode
-            if (!current.isEmpty() && record.value() != null && !SnapshotKeys.isRun(record.key())) {
-                ended(Topics.SNAPSHOT_SERDE.decode(record.value()).getExecution(), current, sends);
+            if (current.isEmpty() || record.value() == null || SnapshotKeys.isRun(record.key())) {
+                continue;
             }
+            ExecutionRecord execution;
+            try {
+                execution = Topics.SNAPSHOT_SERDE.decode(record.value()).getExecution();
+            } catch (RuntimeException e) {
+                LOG.warn("Flow triggers skipped the unreadable snapshot {} at {}-{}@{}: {}", record.key(), record.topic(),
+                        record.partition(), record.offset(), e.toString());
+                metrics.skipped(TriggerTypes.FLOW);
+                continue;
+            }
+            ended(execution, current, sends);
         }
         for (Future<RecordMetadata> send : sends) {
             send.get();

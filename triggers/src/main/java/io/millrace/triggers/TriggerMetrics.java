@@ -37,6 +37,11 @@ final class TriggerMetrics {
         }
     }
 
+    /** A record of no trigger in particular that could not be read (the Flow triggers' snapshots). */
+    void skipped(String type) {
+        counter("skipped", type).increment();
+    }
+
     void restarted(FlowTrigger trigger) {
         restarted(trigger.trigger().type());
     }

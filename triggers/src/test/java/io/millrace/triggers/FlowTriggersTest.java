@@ -91,6 +91,47 @@ class FlowTriggersTest {
         }
     }
 
+    @Test
+    void shouldSkipASnapshotThatDoesNotReadAndGoOn() throws Exception {
+        // given: Flow triggers that know the downstream flow, and every flow read
+        String prefix = "flow-triggers-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of("bootstrap-servers", broker(), "topic-prefix", prefix,
+                "partitions", "1"), null);
+        Topics topics = Topics.of(config);
+        TopicAdmin.ensure(config, List.of(topics.flows(), topics.executions()));
+        Flow downstream = new FlowParser().parse("""
+                id: after
+                namespace: company.team
+                triggers:
+                  - {id: upstream, type: io.kestra.plugin.core.trigger.Flow}
+                tasks:
+                  - {id: a, type: log, message: "{{ trigger.executionId }}"}
+                """);
+        var progress = new FlowsProgress();
+        progress.read(Map.of(new TopicPartition(topics.flows().name(), 0), 0L));
+        var commands = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+        var metrics = new SimpleMeterRegistry();
+
+        try (var flowTriggers = new FlowTriggers(config, commands, new TriggerMetrics(metrics), progress)) {
+            var trigger = new FlowTrigger(downstream.namespace(), downstream.id(), downstream.triggers().getFirst());
+            flowTriggers.targets(List.of(new FlowTriggers.Target(trigger, FlowTriggerSpec.of(trigger.trigger()))));
+            flowTriggers.start();
+            awaitStartCommitted(config, prefix + "triggers-flow", 1);
+
+            // when: a record that is not a snapshot, then an execution's end
+            String upstream = "upstream-" + UUID.randomUUID();
+            write(topics.executions().name(), "garbage", new byte[] {1, 2, 3});
+            write(topics.executions().name(), upstream, Topics.SNAPSHOT_SERDE.encode(ended(upstream)));
+
+            // then: the end started the downstream flow, and the record was counted
+            await(() -> !commands.history().isEmpty());
+            assertThat(commands.history()).extracting(ProducerRecord::key)
+                    .containsExactly(TriggerIds.of("flow", upstream, "company.team", "after", "upstream"));
+            assertThat(metrics.get("millrace.trigger.records").tag("type", "io.kestra.plugin.core.trigger.Flow")
+                    .tag("outcome", "skipped").counter().count()).isEqualTo(1.0);
+        }
+    }
+
     private static ExecutionSnapshot ended(String id) {
         Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         var histories = List.of(new StateHistory(State.CREATED, at), new StateHistory(State.RUNNING, at.plusMillis(1)),
