@@ -92,50 +92,36 @@ prometheus.io/path: /metrics
 {{- end }}
 
 {{/*
-The launcher's arguments common to every role: the config file, and the Kafka secrets from the
-environment (Kubernetes expands $(VAR) in args; the values never appear in the pod spec).
+The launcher's arguments common to every role: the config file. The Kafka secrets come from the
+environment (MILLRACE_KAFKA_SASL_JAAS_CONFIG is kafka.sasl.jaas.config), never from the arguments.
 */}}
 {{- define "millrace.commonArgs" -}}
 - --config
 - {{ include "millrace.configFile" . }}
-{{- if .Values.kafka.sasl.enabled }}
-- --set
-- kafka.sasl.jaas.config=$(KAFKA_SASL_JAAS_CONFIG)
-{{- end }}
-{{- if .Values.kafka.tls.enabled }}
-- --set
-- kafka.ssl.truststore.password=$(KAFKA_SSL_TRUSTSTORE_PASSWORD)
-{{- if .Values.kafka.tls.keystore.enabled }}
-- --set
-- kafka.ssl.keystore.password=$(KAFKA_SSL_KEYSTORE_PASSWORD)
-- --set
-- kafka.ssl.key.password=$(KAFKA_SSL_KEY_PASSWORD)
-{{- end }}
-{{- end }}
 {{- end }}
 
 {{- define "millrace.secretEnv" -}}
 {{- $secret := include "millrace.secretName" . -}}
 {{- if .Values.kafka.sasl.enabled }}
-- name: KAFKA_SASL_JAAS_CONFIG
+- name: MILLRACE_KAFKA_SASL_JAAS_CONFIG
   valueFrom:
     secretKeyRef:
       name: {{ $secret }}
       key: kafka-sasl-jaas-config
 {{- end }}
 {{- if .Values.kafka.tls.enabled }}
-- name: KAFKA_SSL_TRUSTSTORE_PASSWORD
+- name: MILLRACE_KAFKA_SSL_TRUSTSTORE_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ $secret }}
       key: kafka-ssl-truststore-password
 {{- if .Values.kafka.tls.keystore.enabled }}
-- name: KAFKA_SSL_KEYSTORE_PASSWORD
+- name: MILLRACE_KAFKA_SSL_KEYSTORE_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ $secret }}
       key: kafka-ssl-keystore-password
-- name: KAFKA_SSL_KEY_PASSWORD
+- name: MILLRACE_KAFKA_SSL_KEY_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ $secret }}

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
@@ -142,12 +143,23 @@ class KafkaSecurityEndToEndTest {
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(40));
     }
 
-    /** An engine on {@code kafka}, its client settings passed through as {@code kafka.*}, as a user sets them. */
+    /**
+     * An engine on {@code kafka}, its client settings passed through as a user (and the Helm chart) sets them: the
+     * secrets as {@code MILLRACE_KAFKA_*} variables, the rest as {@code kafka.*} settings.
+     */
     private static MillraceConfig config(EmbeddedKafkaBroker kafka, EmbeddedKafkaBroker.SecuredListener listener) {
         var settings = new HashMap<>(TestEngines.settings("secured", dir.resolve("state"), "port", "0",
                 "bootstrap-servers", kafka.bootstrapServers(), "partitions", "2", "auth-tokens", TOKEN));
-        listener.clientSettings().forEach((key, value) -> settings.put("kafka." + key, value));
-        return ConfigLoader.load(Map.of(), settings, null);
+        var environment = new HashMap<String, String>();
+        listener.clientSettings().forEach((key, value) -> {
+            if (key.equals("sasl.jaas.config") || key.endsWith(".password")) {
+                environment.put("MILLRACE_KAFKA_" + key.toUpperCase(Locale.ROOT).replace('.', '_'), value);
+            } else {
+                settings.put("kafka." + key, value);
+            }
+        });
+        assertThat(environment).isNotEmpty();
+        return ConfigLoader.load(environment, settings, null);
     }
 
     private static void keytool(String... arguments) throws Exception {

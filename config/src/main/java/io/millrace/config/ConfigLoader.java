@@ -22,7 +22,8 @@ import java.util.function.Predicate;
 
 /**
  * Builds a {@link MillraceConfig} from, lowest precedence first: defaults, a YAML file, environment
- * variables ({@code MILLRACE_PARTITIONS} for {@code partitions}) and command-line settings.
+ * variables ({@code MILLRACE_PARTITIONS} for {@code partitions}, {@code MILLRACE_KAFKA_SASL_JAAS_CONFIG} for
+ * {@code kafka.sasl.jaas.config}) and command-line settings.
  * Keys are kebab-case; Kafka pass-through properties are {@code kafka.<property>}.
  */
 public final class ConfigLoader {
@@ -53,6 +54,7 @@ public final class ConfigLoader {
             Map.entry("max-request-header-bytes", "8192"),
             Map.entry("max-wait-requests", "1000"));
     private static final Set<String> KEYS = DEFAULTS.keySet();
+    private static final String KAFKA_VARIABLE = "MILLRACE_KAFKA_";
     /** MILLRACE_ variables read by the launcher or handled apart, not settings. */
     private static final Set<String> NOT_SETTINGS = Set.of("MILLRACE_CONFIG", "MILLRACE_KAFKA_PROPERTIES", "MILLRACE_JAVA_OPTS",
             "MILLRACE_JAR", "MILLRACE_KAFKA_PORT", "MILLRACE_CONFORMANCE_DIR");
@@ -71,11 +73,6 @@ public final class ConfigLoader {
         if (file != null) {
             readFile(file).forEach((k, v) -> values.put(k, new Sourced(v, file.toString())));
         }
-        environment.forEach((name, value) -> {
-            if (name.startsWith("MILLRACE_") && !NOT_SETTINGS.contains(name)) {
-                values.put(name.substring(9).toLowerCase(Locale.ROOT).replace('_', '-'), new Sourced(value, name));
-            }
-        });
         String kafkaList = environment.get("MILLRACE_KAFKA_PROPERTIES");
         if (kafkaList != null && !kafkaList.isBlank()) {
             for (String pair : kafkaList.split(",")) {
@@ -86,6 +83,19 @@ public final class ConfigLoader {
                 values.put("kafka." + kv[0].trim(), new Sourced(kv[1].trim(), "MILLRACE_KAFKA_PROPERTIES"));
             }
         }
+        environment.forEach((name, value) -> {
+            if (!name.startsWith("MILLRACE_") || NOT_SETTINGS.contains(name)) {
+                return;
+            }
+            if (name.startsWith(KAFKA_VARIABLE)) {
+                // Kafka's property names are lower case words between dots: MILLRACE_KAFKA_SASL_JAAS_CONFIG is
+                // kafka.sasl.jaas.config, so a secret can come from the environment and stay out of the arguments
+                values.put("kafka." + name.substring(KAFKA_VARIABLE.length()).toLowerCase(Locale.ROOT).replace('_', '.'),
+                        new Sourced(value, name));
+            } else {
+                values.put(name.substring(9).toLowerCase(Locale.ROOT).replace('_', '-'), new Sourced(value, name));
+            }
+        });
         settings.forEach((k, v) -> values.put(k, new Sourced(v, "--" + k)));
         return build(values);
     }

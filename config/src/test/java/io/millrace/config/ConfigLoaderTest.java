@@ -43,6 +43,23 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void shouldReadAKafkaPropertyFromItsOwnVariable() {
+        // given: a secret as Kubernetes hands it over, in the environment rather than the arguments
+        Map<String, String> env = Map.of("MILLRACE_KAFKA_SASL_JAAS_CONFIG", "PlainLoginModule required password=\"p,=q\";",
+                "MILLRACE_KAFKA_PRODUCER_LINGER_MS", "4", "MILLRACE_KAFKA_PROPERTIES", "producer.linger.ms=2");
+
+        // when
+        MillraceConfig fromEnvironment = ConfigLoader.load(env, Map.of(), null);
+        MillraceConfig overridden = ConfigLoader.load(env, Map.of("kafka.sasl.jaas.config", "from the command line"), null);
+
+        // then: commas and equals signs survive, unlike in MILLRACE_KAFKA_PROPERTIES's list, which a property's own
+        // variable overrides
+        assertThat(fromEnvironment.kafka()).containsEntry("sasl.jaas.config", "PlainLoginModule required password=\"p,=q\";")
+                .containsEntry("producer.linger.ms", "4");
+        assertThat(overridden.kafka()).containsEntry("sasl.jaas.config", "from the command line");
+    }
+
+    @Test
     void shouldIgnoreTheVariablesThatAreNotSettings() {
         // when
         MillraceConfig config = ConfigLoader.load(Map.of("MILLRACE_CONFIG", "x.yaml", "MILLRACE_JAVA_OPTS", "-Xmx1g",
