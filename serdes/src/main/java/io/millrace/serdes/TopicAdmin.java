@@ -32,7 +32,7 @@ public final class TopicAdmin {
      * Creates the missing ones of {@code topics}, then waits until the broker answering has a leader for each partition
      * of those it created: a producer that writes to a partition its broker has not set up yet gets
      * {@code NOT_LEADER_OR_FOLLOWER}, and an idempotent one with more requests in flight may then see its retries
-     * refused as out of order until they time out (KAFKA-15591, fixed in later brokers).
+     * refused as out of order until they time out (KAFKA-15591, fixed for Kafka 4.5; 4.4 still has it).
      */
     public static void ensure(MillraceConfig config, Collection<Topics.Topic<?>> topics) {
         try (Admin admin = Admin.create(adminProperties(config))) {
