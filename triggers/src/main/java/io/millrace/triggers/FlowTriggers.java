@@ -56,7 +56,6 @@ final class FlowTriggers implements AutoCloseable {
     record Target(FlowTrigger trigger, FlowTriggerSpec spec) {
     }
 
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
     private static final int FETCH_MIN_BYTES = 1024 * 1024;
     private static final Duration FETCH_MAX_WAIT = Duration.ofMillis(100);
     /** How long a poll of ended executions waits for the flows watcher before it goes on with the triggers known. */
@@ -116,7 +115,7 @@ final class FlowTriggers implements AutoCloseable {
 
     /** Reads until closed; a failure (Kafka, a send) starts a new consumer from the last commit, after a pause. */
     private void run() {
-        Duration backoff = Duration.ofSeconds(1);
+        var backoff = new Backoff();
         while (!closed) {
             try (var consuming = new KafkaConsumer<>(consumerProperties, new StringDeserializer(), new ByteArrayDeserializer())) {
                 consumer = consuming;
@@ -127,7 +126,7 @@ final class FlowTriggers implements AutoCloseable {
                 subscribe(consuming);
                 while (!closed) {
                     readOnce(consuming);
-                    backoff = Duration.ofSeconds(1);
+                    backoff.reset();
                 }
             } catch (WakeupException e) {
                 // closing
@@ -138,14 +137,11 @@ final class FlowTriggers implements AutoCloseable {
                 if (closed) {
                     return;
                 }
-                LOG.warn("Flow triggers failed; they read again from their last commit in {}: {}", backoff, e.toString());
+                LOG.warn("Flow triggers failed; they read again from their last commit in {}: {}", backoff.next(), e.toString());
                 metrics.restarted(TriggerTypes.FLOW);
-                try {
-                    Thread.sleep(backoff);
-                } catch (InterruptedException interrupted) {
+                if (!backoff.pause()) {
                     return;
                 }
-                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
             }
         }
     }

@@ -56,7 +56,6 @@ final class KafkaTrigger implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaTrigger.class);
     static final String ERROR_HEADER = "millrace.error";
     private static final Duration POLL = Duration.ofMillis(200);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
     private final FlowTrigger target;
     private final Producer<String, byte[]> commands;
@@ -143,7 +142,7 @@ final class KafkaTrigger implements AutoCloseable {
     }
 
     private void run() {
-        Duration backoff = Duration.ofSeconds(1);
+        var backoff = new Backoff();
         while (!closed) {
             try (var consuming = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(),
                     new ByteArrayDeserializer())) {
@@ -153,7 +152,7 @@ final class KafkaTrigger implements AutoCloseable {
                 subscribe(consuming);
                 while (!closed && batching != null) {
                     batchOnce(consuming);
-                    backoff = Duration.ofSeconds(1);
+                    backoff.reset();
                     if (closing.await(batching.interval().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
                         return;
                     }
@@ -167,7 +166,7 @@ final class KafkaTrigger implements AutoCloseable {
                     }
                     handle(consuming, consuming.poll(POLL));
                     settle(consuming, false);
-                    backoff = Duration.ofSeconds(1);
+                    backoff.reset();
                 }
             } catch (WakeupException e) {
                 // closing
@@ -178,15 +177,12 @@ final class KafkaTrigger implements AutoCloseable {
                 if (closed) {
                     return;
                 }
-                LOG.warn("Kafka trigger {} failed; it reads again from its last commit in {}: {}", target.key(), backoff,
+                LOG.warn("Kafka trigger {} failed; it reads again from its last commit in {}: {}", target.key(), backoff.next(),
                         e.toString());
                 metrics.restarted(target);
-                try {
-                    Thread.sleep(backoff);
-                } catch (InterruptedException interrupted) {
+                if (!backoff.pause()) {
                     return;
                 }
-                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
             }
         }
     }

@@ -2,12 +2,10 @@ package io.millrace.triggers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -25,12 +23,8 @@ class ExecutorBacklogTest {
     @Test
     void shouldCountCreatesOnTheirWayUntilTheTopicHasThem() throws Exception {
         // given: a limit of 10 commands unread
-        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of("bootstrap-servers",
-                EmbeddedKafkaBroker.shared().bootstrapServers(), "topic-prefix",
-                "backlog-" + UUID.randomUUID().toString().substring(0, 8) + ".", "partitions", "2",
-                "trigger-executor-backlog", "10"), null);
+        MillraceConfig config = limitOfTen();
         String commands = Topics.of(config).commands().name();
-        TopicAdmin.ensure(config, List.of(Topics.of(config).commands()));
 
         try (var backlog = new ExecutorBacklog(config)) {
             awaitReads();
@@ -56,11 +50,7 @@ class ExecutorBacklogTest {
     @Test
     void shouldForgetCreatesWhoseSendFailed() throws Exception {
         // given
-        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of("bootstrap-servers",
-                EmbeddedKafkaBroker.shared().bootstrapServers(), "topic-prefix",
-                "backlog-" + UUID.randomUUID().toString().substring(0, 8) + ".", "partitions", "2",
-                "trigger-executor-backlog", "10"), null);
-        TopicAdmin.ensure(config, List.of(Topics.of(config).commands()));
+        MillraceConfig config = limitOfTen();
 
         try (var backlog = new ExecutorBacklog(config)) {
             backlog.sent(20);
@@ -73,6 +63,15 @@ class ExecutorBacklogTest {
             // then
             assertThat(backlog.full()).isFalse();
         }
+    }
+
+    /** A limit of 10 commands, and a commands topic of its own that no executor has read. */
+    private static MillraceConfig limitOfTen() {
+        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of("bootstrap-servers", TriggerTests.broker(), "topic-prefix",
+                "backlog-" + UUID.randomUUID().toString().substring(0, 8) + ".", "partitions", "2",
+                "trigger-executor-backlog", "10"), null);
+        TopicAdmin.ensure(config, List.of(Topics.of(config).commands()));
+        return config;
     }
 
     /** Long enough for a few reads of the topic's end and the group's offsets. */

@@ -1,9 +1,10 @@
 package io.millrace.triggers;
 
+import static io.millrace.triggers.TriggerTests.await;
+import static io.millrace.triggers.TriggerTests.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.execution.Execution;
@@ -16,7 +17,6 @@ import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionSnapshot;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
@@ -42,21 +42,8 @@ class FlowTriggersTest {
     @Test
     void shouldWaitForTheFlowsSavedBeforeAnExecutionEndedRead() throws Exception {
         // given: a flow saved on the flows topic that the watcher has not read yet
-        String prefix = "flow-triggers-" + UUID.randomUUID().toString().substring(0, 8) + ".";
-        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of("bootstrap-servers", broker(), "topic-prefix", prefix,
-                "partitions", "2"), null);
+        MillraceConfig config = engineWithTopics(2);
         Topics topics = Topics.of(config);
-        TopicAdmin.ensure(config, List.of(topics.flows(), topics.executions()));
-        Flow downstream = new FlowParser().parse("""
-                id: after
-                namespace: company.team
-                triggers:
-                  - id: upstream
-                    type: io.kestra.plugin.core.trigger.Flow
-                    states: [SUCCESS]
-                tasks:
-                  - {id: a, type: log, message: "{{ trigger.executionId }}"}
-                """);
         write(topics.flows().name(), "company.team/after", "the watcher decodes this, not the Flow triggers".getBytes());
         var progress = new FlowsProgress();
         Map<TopicPartition, Long> nothingRead = new HashMap<>();
@@ -68,15 +55,14 @@ class FlowTriggersTest {
 
         try (var flowTriggers = new FlowTriggers(config, commands, new TriggerMetrics(new SimpleMeterRegistry()), progress)) {
             flowTriggers.start();
-            awaitStartCommitted(config, prefix + "triggers-flow", 2);
+            awaitStartCommitted(config, 2);
 
             // when: an execution of another flow ends, and only a second later the watcher reads the new flow
             String upstream = "upstream-" + UUID.randomUUID();
             write(topics.executions().name(), upstream, Topics.SNAPSHOT_SERDE.encode(ended(upstream)));
             Thread.sleep(1000);
             List<ProducerRecord<String, byte[]>> beforeTheWatcher = List.copyOf(commands.history());
-            var trigger = new FlowTrigger(downstream.namespace(), downstream.id(), downstream.triggers().getFirst());
-            flowTriggers.targets(List.of(new FlowTriggers.Target(trigger, FlowTriggerSpec.of(trigger.trigger()))));
+            flowTriggers.targets(List.of(downstream()));
             Map<TopicPartition, Long> allRead = new HashMap<>();
             try (Admin admin = Admin.create(TopicAdmin.adminProperties(config))) {
                 nothingRead.keySet().forEach(partition -> allRead.put(partition, endOffset(admin, partition)));
@@ -94,29 +80,17 @@ class FlowTriggersTest {
     @Test
     void shouldSkipASnapshotThatDoesNotReadAndGoOn() throws Exception {
         // given: Flow triggers that know the downstream flow, and every flow read
-        String prefix = "flow-triggers-" + UUID.randomUUID().toString().substring(0, 8) + ".";
-        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of("bootstrap-servers", broker(), "topic-prefix", prefix,
-                "partitions", "1"), null);
+        MillraceConfig config = engineWithTopics(1);
         Topics topics = Topics.of(config);
-        TopicAdmin.ensure(config, List.of(topics.flows(), topics.executions()));
-        Flow downstream = new FlowParser().parse("""
-                id: after
-                namespace: company.team
-                triggers:
-                  - {id: upstream, type: io.kestra.plugin.core.trigger.Flow}
-                tasks:
-                  - {id: a, type: log, message: "{{ trigger.executionId }}"}
-                """);
         var progress = new FlowsProgress();
         progress.read(Map.of(new TopicPartition(topics.flows().name(), 0), 0L));
         var commands = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
         var metrics = new SimpleMeterRegistry();
 
         try (var flowTriggers = new FlowTriggers(config, commands, new TriggerMetrics(metrics), progress)) {
-            var trigger = new FlowTrigger(downstream.namespace(), downstream.id(), downstream.triggers().getFirst());
-            flowTriggers.targets(List.of(new FlowTriggers.Target(trigger, FlowTriggerSpec.of(trigger.trigger()))));
+            flowTriggers.targets(List.of(downstream()));
             flowTriggers.start();
-            awaitStartCommitted(config, prefix + "triggers-flow", 1);
+            awaitStartCommitted(config, 1);
 
             // when: a record that is not a snapshot, then an execution's end
             String upstream = "upstream-" + UUID.randomUUID();
@@ -130,6 +104,32 @@ class FlowTriggersTest {
             assertThat(metrics.get("millrace.trigger.records").tag("type", "io.kestra.plugin.core.trigger.Flow")
                     .tag("outcome", "skipped").counter().count()).isEqualTo(1.0);
         }
+    }
+
+    /** An engine's settings on the test broker, under a prefix of its own, with its flows and executions topics. */
+    private static MillraceConfig engineWithTopics(int partitions) {
+        String prefix = "flow-triggers-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of("bootstrap-servers", broker(), "topic-prefix", prefix,
+                "partitions", String.valueOf(partitions)), null);
+        Topics topics = Topics.of(config);
+        TopicAdmin.ensure(config, List.of(topics.flows(), topics.executions()));
+        return config;
+    }
+
+    /** A flow started when an execution of another flow ends SUCCESS. */
+    private static FlowTriggers.Target downstream() throws Exception {
+        Flow flow = new FlowParser().parse("""
+                id: after
+                namespace: company.team
+                triggers:
+                  - id: upstream
+                    type: io.kestra.plugin.core.trigger.Flow
+                    states: [SUCCESS]
+                tasks:
+                  - {id: a, type: log, message: "{{ trigger.executionId }}"}
+                """);
+        var trigger = new FlowTrigger(flow.namespace(), flow.id(), flow.triggers().getFirst());
+        return new FlowTriggers.Target(trigger, FlowTriggerSpec.of(trigger.trigger()));
     }
 
     private static ExecutionSnapshot ended(String id) {
@@ -157,25 +157,11 @@ class FlowTriggersTest {
         }
     }
 
-    private static void awaitStartCommitted(MillraceConfig config, String group, int partitions) throws Exception {
+    /** Until the Flow triggers' group has committed where it starts on each partition of the executions topic. */
+    private static void awaitStartCommitted(MillraceConfig config, int partitions) throws Exception {
+        String group = config.topicPrefix() + "triggers-flow";
         try (Admin admin = Admin.create(TopicAdmin.adminProperties(config))) {
             await(() -> admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().size() == partitions);
-        }
-    }
-
-    private static String broker() {
-        return EmbeddedKafkaBroker.shared().bootstrapServers();
-    }
-
-    private interface Check {
-        boolean holds() throws Exception;
-    }
-
-    private static void await(Check condition) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.holds()) {
-            assertThat(System.nanoTime()).as("waited 60 s").isLessThan(deadline);
-            Thread.sleep(50);
         }
     }
 }

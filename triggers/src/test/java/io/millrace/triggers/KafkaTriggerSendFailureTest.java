@@ -1,9 +1,10 @@
 package io.millrace.triggers;
 
+import static io.millrace.triggers.TriggerTests.await;
+import static io.millrace.triggers.TriggerTests.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
 import java.time.Duration;
@@ -116,22 +117,6 @@ class KafkaTriggerSendFailureTest {
             OffsetAndMetadata offset = admin.listConsumerGroupOffsets(topic).partitionsToOffsetAndMetadata().get()
                     .get(new TopicPartition(topic, 0));
             return offset == null ? -1 : offset.offset();
-        }
-    }
-
-    private static String broker() {
-        return EmbeddedKafkaBroker.shared().bootstrapServers();
-    }
-
-    private interface Check {
-        boolean holds() throws Exception;
-    }
-
-    private static void await(Check condition) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.holds()) {
-            assertThat(System.nanoTime()).as("waited 60 s").isLessThan(deadline);
-            Thread.sleep(50);
         }
     }
 }

@@ -1,12 +1,12 @@
 package io.millrace.triggers;
 
+import static io.millrace.triggers.TriggerTests.await;
+import static io.millrace.triggers.TriggerTests.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -94,22 +94,6 @@ class KafkaTriggerStartTest {
             var result = new HashMap<TopicPartition, Long>();
             offsets.forEach((partition, offset) -> result.put(partition, offset.offset()));
             return result;
-        }
-    }
-
-    private static String broker() {
-        return EmbeddedKafkaBroker.shared().bootstrapServers();
-    }
-
-    private interface Check {
-        boolean holds() throws Exception;
-    }
-
-    private static void await(Check condition) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.holds()) {
-            assertThat(System.nanoTime()).as("waited 60 s").isLessThan(deadline);
-            Thread.sleep(50);
         }
     }
 }
