@@ -28,7 +28,10 @@ public final class Engine implements AutoCloseable {
         this.triggers = triggers;
     }
 
-    /** Starts the roles in order; if one fails, those already started are closed before the failure is rethrown. */
+    /**
+     * Starts the roles in order and answers once each is ready (the triggers: listening for ended executions); if one
+     * fails, those already started are closed before the failure is rethrown.
+     */
     public static Engine start(MillraceConfig config) throws InterruptedException {
         var started = new ArrayDeque<AutoCloseable>();
         try {
@@ -51,6 +54,9 @@ public final class Engine implements AutoCloseable {
             }
             Triggers triggers = Triggers.start(config, registry);
             started.push(triggers);
+            if (!triggers.awaitReady(Duration.ofSeconds(120))) {
+                throw new IllegalStateException("Expected the triggers to be ready within 120 s, but they are not");
+            }
             management.ready(() -> executor.isRunning() && worker.running() && gateway.ready() && triggers.ready());
             management.live(() -> executor.isAlive() && worker.running() && gateway.ready() && triggers.running());
             return new Engine(management, executor, worker, gateway, triggers);

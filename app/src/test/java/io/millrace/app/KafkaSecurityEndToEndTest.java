@@ -11,7 +11,6 @@ import io.millrace.config.MillraceConfig;
 import io.millrace.executor.Executor;
 import io.millrace.gateway.Gateway;
 import io.millrace.serdes.Json;
-import io.millrace.serdes.TopicAdmin;
 import io.millrace.triggers.Triggers;
 import io.millrace.worker.Worker;
 import java.net.URI;
@@ -89,6 +88,7 @@ class KafkaSecurityEndToEndTest {
                     Gateway gateway = Gateway.start(config);
                     Triggers triggers = Triggers.start(config, new SimpleMeterRegistry())) {
                 assertThat(gateway.awaitReady(Duration.ofSeconds(60))).as("gateway ready over SASL").isTrue();
+                assertThat(triggers.awaitReady(Duration.ofSeconds(60))).as("triggers ready over SASL").isTrue();
                 String api = "http://localhost:" + gateway.port() + "/api/v1";
                 send("POST", api + "/flows", """
                         id: secured
@@ -109,7 +109,6 @@ class KafkaSecurityEndToEndTest {
                         tasks:
                           - {id: report, type: io.kestra.plugin.core.debug.Return, format: "{{ trigger.executionId }}"}
                         """, 200);
-                awaitAssigned(config, config.topicPrefix() + "triggers-flow");
 
                 // when
                 JsonNode execution = send("POST", api + "/executions/company.team/secured?wait=true", "{}", 200);
@@ -170,9 +169,6 @@ class KafkaSecurityEndToEndTest {
         assertThat(process.waitFor()).as("keytool %s: %s", arguments[0], output).isZero();
     }
 
-    private static void awaitAssigned(MillraceConfig config, String groupId) throws Exception {
-        TriggerOutcomes.awaitAssigned(TopicAdmin.adminProperties(config), groupId);
-    }
 
     private interface Call {
         JsonNode get() throws Exception;

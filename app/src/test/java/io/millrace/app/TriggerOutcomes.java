@@ -98,28 +98,4 @@ final class TriggerOutcomes implements AutoCloseable {
     public void close() {
         consumer.close();
     }
-
-    /**
-     * Waits until the consumer group has members with partitions and an offset committed for each of them: a trigger
-     * commits where it starts reading a partition its group had no offset for, so from then on every record written is
-     * read. {@code admin} are the admin client's properties (bootstrap servers, security).
-     */
-    static void awaitAssigned(java.util.Map<String, Object> admin, String groupId) throws Exception {
-        try (var client = org.apache.kafka.clients.admin.Admin.create(admin)) {
-            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(90).toNanos();
-            while (System.nanoTime() < deadline) {
-                var group = client.describeConsumerGroups(java.util.List.of(groupId)).all().get().get(groupId);
-                var assigned = group == null ? java.util.Set.<org.apache.kafka.common.TopicPartition>of()
-                        : group.members().stream().flatMap(m -> m.assignment().topicPartitions().stream())
-                                .collect(java.util.stream.Collectors.toSet());
-                if (!assigned.isEmpty() && client.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get()
-                        .keySet().containsAll(assigned)) {
-                    return;
-                }
-                Thread.sleep(100);
-            }
-            throw new AssertionError("Expected consumer group " + groupId
-                    + " to be assigned its partitions and commit where it starts within 90 s");
-        }
-    }
 }

@@ -66,6 +66,7 @@ final class KafkaTrigger implements AutoCloseable {
     private final String onSerdeError;
     private final Thread thread;
     private final Pace pace;
+    private final Instant savedAt;
     /** For {@code io.kestra.plugin.kafka.Trigger}: how it batches; null for a RealtimeTrigger. */
     private final Batching batching;
     /** Partitions whose committed offset names the last offset of a batch that may not have started (see batchOnce). */
@@ -112,12 +113,17 @@ final class KafkaTrigger implements AutoCloseable {
 
     KafkaTrigger(FlowTrigger target, Producer<String, byte[]> commands, String commandsTopic, TriggerMetrics metrics,
             SchemaRegistries registries) {
-        this(target, commands, commandsTopic, metrics, registries, Pace.NONE);
+        this(target, commands, commandsTopic, metrics, registries, Pace.NONE, null);
     }
 
+    /**
+     * @param savedAt when the flow revision that declared this trigger was saved: where a new group starts unless the
+     *     trigger says otherwise ({@code since}, or {@code auto.offset.reset} in its properties); null: Kafka's reset
+     */
     KafkaTrigger(FlowTrigger target, Producer<String, byte[]> commands, String commandsTopic, TriggerMetrics metrics,
-            SchemaRegistries registries, Pace pace) {
+            SchemaRegistries registries, Pace pace, Instant savedAt) {
         this.pace = pace;
+        this.savedAt = savedAt;
         this.target = target;
         this.batching = Batching.of(target.trigger());
         this.commands = commands;
@@ -471,11 +477,11 @@ final class KafkaTrigger implements AutoCloseable {
 
     /**
      * Before partitions go to another consumer, the sends in flight settle and their offsets are committed, so the next
-     * owner starts after them. A partition the group has no offset for yet starts at the first record from
-     * {@code since}, if given, and that start is committed (see {@link StartPositions}).
+     * owner starts after them. A partition the group has no offset for yet starts at its first record from
+     * {@link #startsFrom()}, and that start is committed (see {@link StartPositions}).
      */
     private ConsumerRebalanceListener rebalanceListener(KafkaConsumer<byte[], byte[]> consuming) {
-        String since = target.trigger().text("since");
+        Instant from = startsFrom();
         return new ConsumerRebalanceListener() {
             @Override
             public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -505,10 +511,9 @@ final class KafkaTrigger implements AutoCloseable {
                     });
                 }
                 Set<TopicPartition> fresh = StartPositions.fresh(partitions, committed);
-                if (since != null && !fresh.isEmpty()) {
-                    long from = OffsetDateTime.parse(since).toInstant().toEpochMilli();
+                if (from != null && !fresh.isEmpty()) {
                     var times = new HashMap<TopicPartition, Long>();
-                    fresh.forEach(partition -> times.put(partition, from));
+                    fresh.forEach(partition -> times.put(partition, from.toEpochMilli()));
                     consuming.offsetsForTimes(times).forEach((partition, offset) -> {
                         if (offset == null) {
                             consuming.seekToEnd(List.of(partition));
@@ -520,6 +525,20 @@ final class KafkaTrigger implements AutoCloseable {
                 StartPositions.keep(consuming, fresh, "Kafka trigger " + target.key());
             }
         };
+    }
+
+    /**
+     * Where a new group starts reading: {@code since}, if given; else, unless the properties name Kafka's
+     * {@code auto.offset.reset}, the first record written after the flow revision that declared the trigger was saved
+     * (by the records' timestamps), so a record written right after a deploy is read even if the consumer joins its
+     * group later; null: Kafka's reset policy.
+     */
+    private Instant startsFrom() {
+        String since = target.trigger().text("since");
+        if (since != null) {
+            return OffsetDateTime.parse(since).toInstant();
+        }
+        return clientProperties().containsKey(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG) ? null : savedAt;
     }
 
     private Map<String, Object> clientProperties() {

@@ -14,6 +14,7 @@ import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.FlowRecord;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -120,7 +121,17 @@ public final class Triggers implements AutoCloseable {
         return running() && flowTriggers.listening();
     }
 
-    private record Latest(int revision, Flow flow) {
+    /** Waits until {@link #ready()}, at most {@code timeout}; answers whether it is. */
+    public boolean awaitReady(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!ready() && !closed && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        return ready();
+    }
+
+    /** A flow's latest revision: its number, when it was saved, and the flow (null when it does not parse). */
+    private record Latest(int revision, Instant savedAt, Flow flow) {
     }
 
     private void watch() {
@@ -179,12 +190,13 @@ public final class Triggers implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("Flow {} revision {} does not parse; its triggers do not run: {}", key, flow.getRevision(), e.getMessage());
         }
-        latest.put(key, new Latest(flow.getRevision(), parsed));
+        latest.put(key, new Latest(flow.getRevision(), flow.getCreatedAt(), parsed));
     }
 
     /** Stops the triggers no enabled flow declares any more (or declares otherwise now), then starts the new ones. */
     private void reconcile() {
         var wanted = new LinkedHashMap<String, FlowTrigger>();
+        var savedAt = new HashMap<String, Instant>();
         var flowTargets = new ArrayList<FlowTriggers.Target>();
         latest.values().forEach(known -> {
             Flow flow = known.flow();
@@ -196,6 +208,7 @@ public final class Triggers implements AutoCloseable {
                 if (!trigger.disabled() && (trigger.type().equals(TriggerTypes.KAFKA_REALTIME)
                         || trigger.type().equals(TriggerTypes.KAFKA_BATCH))) {
                     wanted.put(target.key(), target);
+                    savedAt.put(target.key(), known.savedAt());
                 } else if (!trigger.disabled() && trigger.type().equals(TriggerTypes.FLOW)) {
                     flowTargets.add(new FlowTriggers.Target(target, FlowTriggerSpec.of(trigger)));
                 }
@@ -213,7 +226,8 @@ public final class Triggers implements AutoCloseable {
         wanted.forEach((key, target) -> {
             if (!running.containsKey(key)) {
                 LOG.info("Starting trigger {} ({})", key, target.trigger().type());
-                var trigger = new KafkaTrigger(target, commands, topics.commands().name(), metrics, registries, backlog);
+                var trigger = new KafkaTrigger(target, commands, topics.commands().name(), metrics, registries, backlog,
+                        savedAt.get(key));
                 running.put(key, trigger);
                 trigger.start();
             }

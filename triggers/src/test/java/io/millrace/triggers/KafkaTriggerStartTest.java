@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,9 +27,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * A RealtimeTrigger with Kafka's default start (the end of the topic) that stops before any record comes: the records
- * written while it is stopped must still start executions when it is back. The records come from the real broker; the
- * creates go to Kafka's {@link MockProducer}, which answers each at once, so the test reads them back as sent.
+ * Where a RealtimeTrigger's new group starts, and that it keeps that start: with Kafka's default (the end of the topic)
+ * and a stop before any record comes, the records written while it is stopped still start executions; with the time
+ * its flow was saved, the records written since start executions even if the consumer joins its group later. The
+ * records come from the real broker; the creates go to Kafka's {@link MockProducer}, which answers each at once, so
+ * the test reads them back as sent.
  */
 class KafkaTriggerStartTest {
     @Test
@@ -61,7 +65,42 @@ class KafkaTriggerStartTest {
                 .noneMatch(command -> command.contains("before"));
     }
 
+    @Test
+    void shouldStartANewGroupAtTheRecordsWrittenSinceItsFlowWasSaved() throws Exception {
+        // given: a flow saved at T, a record from before T and two from after, all written before the trigger starts
+        String topic = "saved-" + UUID.randomUUID().toString().substring(0, 8);
+        try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        Instant saved = Instant.now().minusSeconds(60).truncatedTo(ChronoUnit.MILLIS);
+        try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker()),
+                new StringSerializer(), new StringSerializer())) {
+            producer.send(new ProducerRecord<>(topic, 0, saved.minusSeconds(1).toEpochMilli(), "k", "before-the-flow")).get();
+            producer.send(new ProducerRecord<>(topic, 0, saved.plusSeconds(1).toEpochMilli(), "k", "after-the-flow-1")).get();
+            producer.send(new ProducerRecord<>(topic, 0, saved.plusSeconds(2).toEpochMilli(), "k", "after-the-flow-2")).get();
+        }
+        var commands = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
+
+        // when: its consumer joins the group only now
+        try (var trigger = new KafkaTrigger(target(topic), commands, "commands", new TriggerMetrics(new SimpleMeterRegistry()),
+                new SchemaRegistries(), KafkaTrigger.Pace.NONE, saved)) {
+            trigger.start();
+            await(() -> committed(topic).getOrDefault(new TopicPartition(topic, 0), -1L) == 3);
+        }
+
+        // then: the records written since the flow was saved started executions, the one before did not
+        assertThat(commands.history()).extracting(sent -> new String(sent.value()))
+                .hasSize(2)
+                .anyMatch(command -> command.contains("after-the-flow-1"))
+                .anyMatch(command -> command.contains("after-the-flow-2"));
+    }
+
     private static KafkaTrigger trigger(String topic, MockProducer<String, byte[]> commands) throws Exception {
+        return new KafkaTrigger(target(topic), commands, "commands", new TriggerMetrics(new SimpleMeterRegistry()),
+                new SchemaRegistries());
+    }
+
+    private static FlowTrigger target(String topic) throws Exception {
         Flow flow = new FlowParser().parse("""
                 id: listening
                 namespace: company.team
@@ -74,8 +113,7 @@ class KafkaTriggerStartTest {
                 tasks:
                   - {id: a, type: log, message: "{{ trigger.value }}"}
                 """.formatted(topic, topic, broker()));
-        var target = new FlowTrigger(flow.namespace(), flow.id(), flow.triggers().getFirst());
-        return new KafkaTrigger(target, commands, "commands", new TriggerMetrics(new SimpleMeterRegistry()), new SchemaRegistries());
+        return new FlowTrigger(flow.namespace(), flow.id(), flow.triggers().getFirst());
     }
 
     private static void write(String topic, String... values) throws Exception {
