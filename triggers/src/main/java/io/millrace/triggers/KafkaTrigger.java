@@ -512,15 +512,13 @@ final class KafkaTrigger implements AutoCloseable {
                 }
                 Set<TopicPartition> fresh = StartPositions.fresh(partitions, committed);
                 if (from != null && !fresh.isEmpty()) {
+                    // the ends first: a partition with no record from then starts at the end it had before the
+                    // question, so a record written meanwhile is read (seekToEnd would be evaluated later, past it)
+                    Map<TopicPartition, Long> ends = consuming.endOffsets(fresh);
                     var times = new HashMap<TopicPartition, Long>();
                     fresh.forEach(partition -> times.put(partition, from.toEpochMilli()));
-                    consuming.offsetsForTimes(times).forEach((partition, offset) -> {
-                        if (offset == null) {
-                            consuming.seekToEnd(List.of(partition));
-                        } else {
-                            consuming.seek(partition, offset.offset());
-                        }
-                    });
+                    consuming.offsetsForTimes(times).forEach((partition, offset) ->
+                            consuming.seek(partition, offset == null ? ends.get(partition) : offset.offset()));
                 }
                 StartPositions.keep(consuming, fresh, "Kafka trigger " + target.key());
             }
