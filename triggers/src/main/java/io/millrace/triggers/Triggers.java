@@ -147,19 +147,18 @@ public final class Triggers implements AutoCloseable {
                 for (ConsumerRecord<String, byte[]> record : records) {
                     read(record);
                 }
-                if (!records.isEmpty()) {
-                    reconcile();
-                }
                 var positions = new HashMap<TopicPartition, Long>();
                 partitions.forEach(partition -> positions.put(partition, flows.position(partition)));
-                if (!caughtUp && partitions.stream().allMatch(p -> positions.get(p) >= end.get(p))) {
+                boolean catchingUp = !caughtUp && partitions.stream().allMatch(p -> positions.get(p) >= end.get(p));
+                if (!records.isEmpty() || catchingUp) {
                     reconcile();
-                    flowsProgress.read(positions);
+                }
+                flowsProgress.read(positions);
+                if (catchingUp) {
                     // only now: an execution's end must meet every Flow trigger of the flows on the topic
                     flowTriggers.start();
                     caughtUp = true;
                 }
-                flowsProgress.read(positions);
             }
         } catch (WakeupException e) {
             // closing
