@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The bearer tokens the API accepts. Only their SHA-256 digests are kept, and a presented token is compared through
@@ -27,7 +26,7 @@ final class BearerTokens {
     /** Whether an {@code Authorization} header value is {@code Bearer <a configured token>}. */
     boolean accepts(String authorization) {
         if (authorization == null || authorization.length() <= SCHEME.length()
-                || !authorization.substring(0, SCHEME.length()).toLowerCase(Locale.ROOT).equals(SCHEME)) {
+                || !authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
             return false;
         }
         byte[] presented = sha256(authorization.substring(SCHEME.length()).trim());

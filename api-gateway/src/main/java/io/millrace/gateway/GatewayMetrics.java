@@ -47,14 +47,17 @@ final class GatewayMetrics {
         String route = route(ctx);
         String method = ctx.method().name();
         int status = ctx.statusCode();
-        String routeTag = route;
-        requests.computeIfAbsent(method, m -> new ConcurrentHashMap<>())
-                .computeIfAbsent(route, r -> new ConcurrentHashMap<>())
-                .computeIfAbsent(status, s -> Timer.builder("millrace.gateway.requests")
-                        .description("Requests the REST API answered, by method, route (as declared) and status")
-                        .tags("method", method, "route", routeTag, "status", Integer.toString(s))
-                        .serviceLevelObjectives(BUCKETS)
-                        .register(registry))
-                .record((long) (millis * 1_000_000L), TimeUnit.NANOSECONDS);
+        var byStatus = requests.computeIfAbsent(method, m -> new ConcurrentHashMap<>())
+                .computeIfAbsent(route, r -> new ConcurrentHashMap<>());
+        Timer timer = byStatus.get(status);
+        if (timer == null) {
+            // the first request of its kind only: the lambda captures, so it is not made for every request
+            timer = byStatus.computeIfAbsent(status, s -> Timer.builder("millrace.gateway.requests")
+                    .description("Requests the REST API answered, by method, route (as declared) and status")
+                    .tags("method", method, "route", route, "status", Integer.toString(s))
+                    .serviceLevelObjectives(BUCKETS)
+                    .register(registry));
+        }
+        timer.record((long) (millis * 1_000_000L), TimeUnit.NANOSECONDS);
     }
 }

@@ -36,21 +36,32 @@ final class WorkerMetrics {
 
     /** A task started on this worker {@code millis} after the executor dispatched it. */
     void started(String taskType, long millis) {
-        queued.computeIfAbsent(tag(taskType), type -> Timer.builder("millrace.worker.task.queued")
-                .description("From the executor's dispatch of a task to its start on a worker")
-                .tags("group", group, "type", type)
-                .serviceLevelObjectives(BUCKETS)
-                .register(registry)).record(Math.max(0, millis), TimeUnit.MILLISECONDS);
+        String type = tag(taskType);
+        Timer timer = queued.get(type);
+        if (timer == null) {
+            // the first task of its type only: the lambda captures, so it is not made for every task
+            timer = queued.computeIfAbsent(type, t -> Timer.builder("millrace.worker.task.queued")
+                    .description("From the executor's dispatch of a task to its start on a worker")
+                    .tags("group", group, "type", t)
+                    .serviceLevelObjectives(BUCKETS)
+                    .register(registry));
+        }
+        timer.record(Math.max(0, millis), TimeUnit.MILLISECONDS);
     }
 
     /** A task's attempt ended in {@code state} after running {@code nanos} on this worker. */
     void ended(String taskType, State state, long nanos) {
-        ran.computeIfAbsent(tag(taskType), type -> new ConcurrentHashMap<>())
-                .computeIfAbsent(state, s -> Timer.builder("millrace.worker.task.duration")
-                        .description("How long a task's attempt ran on a worker, by the state it ended in")
-                        .tags("group", group, "type", tag(taskType), "state", s.name())
-                        .serviceLevelObjectives(BUCKETS)
-                        .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+        String type = tag(taskType);
+        var byState = ran.computeIfAbsent(type, t -> new ConcurrentHashMap<>());
+        Timer timer = byState.get(state);
+        if (timer == null) {
+            timer = byState.computeIfAbsent(state, s -> Timer.builder("millrace.worker.task.duration")
+                    .description("How long a task's attempt ran on a worker, by the state it ended in")
+                    .tags("group", group, "type", type, "state", s.name())
+                    .serviceLevelObjectives(BUCKETS)
+                    .register(registry));
+        }
+        timer.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     private String tag(String taskType) {
