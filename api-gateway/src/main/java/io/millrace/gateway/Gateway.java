@@ -29,6 +29,7 @@ public final class Gateway implements AutoCloseable {
 
     /** Where an open API (no token configured) listens: this machine only. */
     public static final String LOOPBACK = "127.0.0.1";
+    public static final String EVERY_INTERFACE = "0.0.0.0";
 
     private final Waiters waiters;
     private final ExecutorService responses = Executors.newVirtualThreadPerTaskExecutor();
@@ -81,7 +82,7 @@ public final class Gateway implements AutoCloseable {
                     + " MILLRACE_AUTH_TOKENS from a Secret) or auth-tokens-file (a file of tokens, one a line). Only"
                     + " standalone may run without one, open to this machine alone");
         }
-        return start(config, "0.0.0.0", registry);
+        return start(config, EVERY_INTERFACE, registry);
     }
 
     /** {@link #startStandalone(MillraceConfig, MeterRegistry)} with metrics nobody reads. */
@@ -94,7 +95,15 @@ public final class Gateway implements AutoCloseable {
      * {@value #LOOPBACK} only, so that nothing beyond this machine can call it.
      */
     public static Gateway startStandalone(MillraceConfig config, MeterRegistry registry) {
-        return start(config, config.api().tokensConfigured() ? "0.0.0.0" : LOOPBACK, registry);
+        return start(config, standaloneHost(config), registry);
+    }
+
+    /**
+     * Where standalone listens, for its API and its metrics: every interface with tokens configured, else
+     * {@value #LOOPBACK} only.
+     */
+    public static String standaloneHost(MillraceConfig config) {
+        return config.api().tokensConfigured() ? EVERY_INTERFACE : LOOPBACK;
     }
 
     private static Gateway start(MillraceConfig config, String host, MeterRegistry registry) {

@@ -38,7 +38,7 @@ public final class Engine implements AutoCloseable {
             PrometheusMeterRegistry registry = ManagementServer.newRegistry();
             // an open API listens on this machine alone: so do its metrics
             ManagementServer management = ManagementServer.start(registry,
-                    config.api().tokensConfigured() ? null : Gateway.LOOPBACK, config.managementPort());
+                    Gateway.standaloneHost(config), config.managementPort());
             started.push(management);
             Executor executor = Executor.start(config, registry);
             started.push(executor);

@@ -37,7 +37,7 @@ final class ManagementServer implements AutoCloseable {
 
     private ManagementServer(PrometheusMeterRegistry registry, String host, int port) throws IOException {
         this.registry = registry;
-        this.server = HttpServer.create(host == null ? new InetSocketAddress(port) : new InetSocketAddress(host, port), 0);
+        this.server = HttpServer.create(new InetSocketAddress(host, port), 0);
         server.setExecutor(threads);
         server.createContext("/metrics", this::metrics);
         server.createContext("/health", this::health);
@@ -56,12 +56,10 @@ final class ManagementServer implements AutoCloseable {
         return registry;
     }
 
-    /** Listens on {@code port} ({@code 0}: a free one); {@code /health} answers 503 until {@link #ready} is given. */
-    static ManagementServer start(PrometheusMeterRegistry registry, int port) {
-        return start(registry, null, port);
-    }
-
-    /** As {@link #start(PrometheusMeterRegistry, int)}, on {@code host} only (null: every interface). */
+    /**
+     * Listens on {@code host} ({@code 0.0.0.0}: every interface) and {@code port} ({@code 0}: a free one);
+     * {@code /health} answers 503 until {@link #ready} is given.
+     */
     static ManagementServer start(PrometheusMeterRegistry registry, String host, int port) {
         try {
             var management = new ManagementServer(registry, host, port);

@@ -22,7 +22,6 @@ abstract class RoleCommand implements Callable<Integer> {
     @Mixin
     CommonOptions options;
 
-    /** A role started: what stops it, and whether it can serve (for {@code /health}). */
     /** A started role, whether it can serve ({@code /health}) and whether it is alive ({@code /health/live}). */
     record Started(AutoCloseable role, BooleanSupplier ready, BooleanSupplier live) {
         Started(AutoCloseable role, BooleanSupplier ready) {
@@ -57,7 +56,7 @@ abstract class RoleCommand implements Callable<Integer> {
     /** Starts the management server, then the role with its metrics in the server's registry. */
     Running launch(MillraceConfig config) throws Exception {
         PrometheusMeterRegistry registry = ManagementServer.newRegistry();
-        ManagementServer management = ManagementServer.start(registry, config.managementPort());
+        ManagementServer management = ManagementServer.start(registry, Gateway.EVERY_INTERFACE, config.managementPort());
         Started started;
         try {
             started = start(config, registry);
