@@ -118,7 +118,7 @@ class GatewaySecurityTest {
     }
 
     @Test
-    void shouldCompareTokensThroughTheirDigestsWhateverTheirLength() {
+    void shouldAcceptExactlyTheConfiguredTokensWhateverTheirLength() {
         // given
         var tokens = new BearerTokens(List.of("abc", TOKEN));
 

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -158,7 +157,7 @@ public final class ConfigLoader {
             List<String> lines;
             try {
                 lines = Files.readAllLines(path);
-            } catch (IOException | UncheckedIOException e) {
+            } catch (IOException e) {
                 throw new ConfigException("Unable to read auth-tokens-file " + path + " (from " + file.source() + "): "
                         + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
             }

@@ -191,7 +191,6 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         };
     }
 
-    /** The flow a command needs: the execution's own revision once it exists. */
     /** Counts a decided command; the decision is applied and sent already, so a failure to count is only logged. */
     private void countHandled(Command command, Decision decision, StoreBackedState state, Flow flow) {
         try {
@@ -201,6 +200,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         }
     }
 
+    /** The flow a command needs: the execution's own revision once it exists. */
     private Flow flowOf(Command command, StoreBackedState state) {
         if (command instanceof CreateExecution create) {
             return flows.find(create.namespace(), create.flowId(), create.revision());
