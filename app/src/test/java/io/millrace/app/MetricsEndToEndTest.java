@@ -144,7 +144,7 @@ class MetricsEndToEndTest {
                 .contains("millrace_task_runs_ended_total{state=\"FAILED\",type=\"io.kestra.plugin.core.execution.Fail\"} 5.0")
                 .contains("millrace_task_retries_total{type=\"io.kestra.plugin.core.execution.Fail\"} 5.0")
                 .contains("millrace_executor_rejections_total{kind=\"stale\"}")
-                .contains("millrace_executor_dead_letters_total{reason=\"invalid_command\"}")
+                .contains("millrace_executor_dead_letters_total{reason=\"invalid_command\",topic=\"commands\"}")
                 .contains("millrace_executor_timer_lateness_seconds_bucket{kind=\"retry\"")
                 .contains("millrace_executor_store_entries{store=\"executions\"}")
                 .contains("millrace_executor_timers_pending ")

@@ -51,7 +51,11 @@ public final class ConfigLoader {
             Map.entry("auth-tokens-file", ""),
             Map.entry("max-request-bytes", "1048576"),
             Map.entry("max-request-header-bytes", "8192"),
-            Map.entry("max-wait-requests", "1000"));
+            Map.entry("max-wait-requests", "1000"),
+            Map.entry("max-record-bytes", "1000000"),
+            Map.entry("max-decision-bytes", "67108864"),
+            Map.entry("max-task-runs", "100000"),
+            Map.entry("max-flowable-concurrency", "1000"));
     private static final Set<String> KEYS = DEFAULTS.keySet();
     private static final String KAFKA_VARIABLE = "MILLRACE_KAFKA_";
     /** MILLRACE_ variables read by the launcher or handled apart, not settings. */
@@ -137,7 +141,9 @@ public final class ConfigLoader {
                 Path.of(reader.text("data-dir")),
                 kafka,
                 new ApiAccess(tokens(reader), reader.positiveLong("max-request-bytes"),
-                        reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests")));
+                        reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests")),
+                new ExecutorLimits(reader.atLeast("max-record-bytes", 65_536), reader.positiveLong("max-decision-bytes"),
+                        reader.positive("max-task-runs"), reader.positive("max-flowable-concurrency")));
     }
 
     /**

@@ -68,7 +68,7 @@ public final class Executor implements AutoCloseable {
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, topics.executorTopics(List.of(config.workerGroup())));
         TopicAdmin.requireCoPartitioned(config, topics.commands(), topics.results());
-        var streams = new KafkaStreams(ExecutorTopology.build(config, registry), ExecutorTopology.properties(config));
+        var streams = new KafkaStreams(ExecutorTopology.build(config, registry), ExecutorTopology.properties(config, registry));
         var executor = new Executor(streams, isStaticMember(config), registry);
         streams.setStateListener((next, previous) -> {
             LOG.info("Executor {} -> {}", previous, next);

@@ -10,19 +10,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An output record that can never be written (too large, or not serializable) is dead-lettered
- * without its payload and processing goes on: retrying it would stop the partition for good. A task
- * that was not dispatched this way is re-dispatched when its lease expires and fails after the last
- * lost attempt. Every other error fails as by default, so the transaction is retried.
+ * An output record that can never be written (too large, or not serializable) is dead-lettered without its payload,
+ * counted, and processing goes on: retrying it would stop the partition for good. The executor checks every record
+ * against {@code max-record-bytes} before it sends it ({@link Effects}), so this happens only when that limit is set
+ * above what the topic or the producer accepts. Every other error fails as by default, so the transaction is retried.
  */
 public final class DeadLetterProductionHandler implements ProductionExceptionHandler {
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetterProductionHandler.class);
 
-    private String topic;
+    private DeadLetters.Settings settings;
 
     @Override
     public void configure(Map<String, ?> configs) {
-        topic = DeadLetters.topic(configs);
+        settings = DeadLetters.Settings.of(configs);
     }
 
     @Override
@@ -30,20 +30,21 @@ public final class DeadLetterProductionHandler implements ProductionExceptionHan
         if (!(exception instanceof RecordTooLargeException)) {
             return Response.fail();
         }
-        return deadLetter(record, "Unwritable record for " + record.topic() + ": " + exception.getMessage());
+        return deadLetter(record.topic(), record.key(), "Unwritable record for " + record.topic() + ": "
+                + exception.getMessage() + " (is max-record-bytes above the topic's max.message.bytes?)");
     }
 
     @Override
     public Response handleSerializationError(ErrorHandlerContext context, ProducerRecord record, Exception exception,
             SerializationExceptionOrigin origin) {
-        return deadLetter(null, "Unserializable " + origin.name().toLowerCase() + " for " + record.topic() + ": "
-                + exception.getMessage());
+        return deadLetter(record.topic(), null, "Unserializable " + origin.name().toLowerCase() + " for " + record.topic()
+                + ": " + exception.getMessage());
     }
 
-    private Response deadLetter(ProducerRecord<byte[], byte[]> record, String reason) {
+    private Response deadLetter(String topic, byte[] key, String reason) {
         LOG.error("Dead-lettering an output record: {}", reason);
-        byte[] key = record == null ? null : record.key();
-        var letter = DeadLetters.of(record == null ? null : record.topic(), -1, -1, DeadLetters.keyText(key), reason, null);
-        return Response.resume(List.of(DeadLetters.producerRecord(topic, key, letter)));
+        settings.meters().count(DeadLetterMeters.Reason.UNWRITABLE, topic);
+        var letter = DeadLetters.of(topic, -1, -1, DeadLetters.keyText(key), reason, null);
+        return Response.resume(List.of(settings.letter(key, letter)));
     }
 }

@@ -1,5 +1,6 @@
 package io.millrace.topology;
 
+import io.millrace.config.ExecutorLimits;
 import io.millrace.core.decide.Contexts;
 import io.millrace.core.decide.Decision;
 import io.millrace.core.decide.Effect;
@@ -12,6 +13,7 @@ import io.millrace.core.flow.WorkerTask;
 import io.millrace.serdes.EventMapper;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
+import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.TaskRunSnapshot;
 import io.millrace.serdes.avro.StateValue;
@@ -40,51 +42,71 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueStore;
 
-/** Carries out a decision: forwards its events, worker tasks and snapshot, and stores or deletes its timers. */
+/**
+ * Carries out a decision: forwards its events, worker tasks and snapshot, and stores or deletes its timers. Every
+ * record is encoded here, before anything of the decision is stored or sent, and checked against the
+ * {@link ExecutorLimits}: Kafka refuses a record over its topic's limit, and under exactly-once one refused record
+ * aborts the whole transaction, so the same command would be decided, and refused, again for ever. A decision over a
+ * limit throws {@link RecordLimitException} instead, which fails that execution; the failure's own snapshot is slimmed
+ * to fit ({@link Sending#FAILURE}).
+ */
 final class Effects {
-    /** The most characters of properties and variables a dispatch carries: under Kafka's default 1 MB a record. */
-    static final int MAX_DISPATCH_CHARS = 900_000;
     private static final int MAX_CACHED_TASKS = 10_000;
     private final ProcessorContext<String, Object> context;
     private final KeyValueStore<String, TimerRecord> timers;
     private final long leaseMillis;
+    private final ExecutorLimits limits;
     private final LongConsumer wakeBy;
     /** By identity: a flow revision's parsed tasks stay the same objects while the flow lookup keeps them. */
     private final Map<WorkerTask, String> propertiesJson = new IdentityHashMap<>();
 
+    /** What a decision's records are sent for. */
+    enum Sending {
+        /** A step: what the decision changed; over a limit, the decision fails. */
+        STEP,
+        /** A step sent again: every task run of the snapshot, not only those the decision changed. */
+        AGAIN,
+        /** The decision that fails an execution: a snapshot over the limit is slimmed until it fits. */
+        FAILURE
+    }
+
     /** @param wakeBy told the due time (epoch millis) of every timer stored */
     Effects(ProcessorContext<String, Object> context, KeyValueStore<String, TimerRecord> timers, Duration lease,
-            LongConsumer wakeBy) {
+            ExecutorLimits limits, LongConsumer wakeBy) {
         this.context = context;
         this.timers = timers;
         this.leaseMillis = lease.toMillis();
+        this.limits = limits;
         this.wakeBy = wakeBy;
     }
 
-    /**
-     * Builds every record and timer a decision produces, before anything is stored or sent, so a
-     * failure while building leaves the stores and topics untouched.
-     */
     Outbox prepare(String executionId, Decision decision, StoreBackedState state, Flow flow, Instant now) {
-        return prepare(executionId, decision, state, flow, now, false);
+        return prepare(executionId, decision, state, flow, now, Sending.STEP);
     }
 
-    /** @param allRuns the snapshot sends every task run, not only those the decision changed (to send again) */
-    Outbox prepare(String executionId, Decision decision, StoreBackedState state, Flow flow, Instant now, boolean allRuns) {
+    /**
+     * Builds and encodes every record and timer a decision produces, before anything is stored or sent, so a
+     * failure while building, or a record over a limit, leaves the stores and topics untouched.
+     *
+     * @throws RecordLimitException when a record, or all of them together, would be over the limits
+     */
+    Outbox prepare(String executionId, Decision decision, StoreBackedState state, Flow flow, Instant now,
+            Sending sending) {
         long timestamp = now.toEpochMilli();
         var outbox = new Outbox();
         for (Event event : decision.events()) {
-            outbox.records.add(new Outgoing(Names.EVENTS_SINK,
-                    new Record<>(executionId, EventMapper.toRecord(executionId, event), timestamp)));
+            var record = EventMapper.toRecord(executionId, event);
+            outbox.add(Names.EVENTS_SINK, executionId, record,
+                    fitting(Topics.EVENT_SERDE.encode(record), "The execution's event ", event.getClass().getSimpleName()),
+                    timestamp);
         }
         for (Effect effect : decision.effects()) {
             switch (effect) {
-                case Effect.DispatchTask dispatch -> outbox.records.add(dispatch(dispatch, state, flow, now));
+                case Effect.DispatchTask dispatch -> dispatch(outbox, dispatch, state, flow, now);
                 case Effect.ScheduleTimer schedule -> outbox.timers.put(TimerKeys.of(schedule.timer()),
                         ExecutionMapper.toRecord(schedule.timer()));
                 case Effect.CancelTimer cancel -> outbox.timers.put(TimerKeys.of(cancel.timer()), null);
-                case Effect.EmitSnapshot ignored -> snapshot(executionId, state, now, allRuns).forEach(r ->
-                        outbox.records.add(new Outgoing(Names.SNAPSHOTS_SINK, r)));
+                case Effect.EmitSnapshot ignored -> snapshot(outbox, executionId, state, now, sending);
             }
         }
         return outbox;
@@ -95,6 +117,19 @@ final class Effects {
         private final List<Outgoing> records = new ArrayList<>();
         /** By timer key, in effect order: a later effect on the same key wins; null deletes (a cancel). */
         private final Map<String, TimerRecord> timers = new LinkedHashMap<>();
+        private long bytes;
+
+        /** @param encoded null for a tombstone */
+        private void add(String sink, String key, SpecificRecord record, byte[] encoded, long timestamp) {
+            if (encoded != null) {
+                bytes += encoded.length;
+                if (bytes > limits.maxDecisionBytes()) {
+                    throw new RecordLimitException("The records of one step would take more than " + limits.maxDecisionBytes()
+                            + " bytes, the max-decision-bytes limit");
+                }
+            }
+            records.add(new Outgoing(sink, new Record<>(key, encoded == null ? null : new Encoded(record, encoded), timestamp)));
+        }
 
         void send() {
             timers.forEach((key, timer) -> {
@@ -111,22 +146,43 @@ final class Effects {
     }
 
     /**
-     * The attempt for the workers; or, when its properties and variables are over {@link #MAX_DISPATCH_CHARS} (a task
-     * that reads the outputs of every iteration of a big loop), its FAILED result, naming the limit, on the results
-     * topic: the executor reads it like a worker's, so the run fails (or retries) instead of the dispatch being
-     * refused by Kafka and lost.
+     * The encoded record when it fits {@code max-record-bytes}; else a {@link RecordLimitException} naming it, as
+     * {@code what + which} (two parts, so that nothing is concatenated while records fit).
      */
-    private Outgoing dispatch(Effect.DispatchTask dispatch, StoreBackedState state, Flow flow, Instant now) {
-        WorkerTaskRecord task = workerTask(dispatch, state, flow, now);
-        int size = task.getPropertiesJson().length() + task.getVariablesJson().length();
-        if (size <= MAX_DISPATCH_CHARS) {
-            return new Outgoing(Names.TASKS_SINK, new Record<>(dispatch.executionId(), task, now.toEpochMilli()));
+    private byte[] fitting(byte[] encoded, String what, String which) {
+        if (!fits(encoded)) {
+            throw new RecordLimitException(tooLarge(what + which, encoded.length));
         }
-        String error = "Task '" + dispatch.task().id() + "': its properties and variables take " + size
-                + " characters, more than the " + MAX_DISPATCH_CHARS + " a task may carry to a worker; read fewer outputs";
+        return encoded;
+    }
+
+    private boolean fits(byte[] encoded) {
+        return encoded.length <= limits.maxRecordBytes();
+    }
+
+    private String tooLarge(String what, int bytes) {
+        return what + " would take " + bytes + " bytes, more than the " + limits.maxRecordBytes()
+                + " a record may (max-record-bytes)";
+    }
+
+    /**
+     * The attempt for the workers; or, when it is over {@code max-record-bytes} (a task that reads the outputs of every
+     * iteration of a big loop), its FAILED result, naming the limit, on the results topic: the executor reads it like
+     * a worker's, so the run fails (or retries) instead of the dispatch being refused by Kafka.
+     */
+    private void dispatch(Outbox outbox, Effect.DispatchTask dispatch, StoreBackedState state, Flow flow, Instant now) {
+        WorkerTaskRecord task = workerTask(dispatch, state, flow, now);
+        byte[] encoded = Topics.TASK_SERDE.encode(task);
+        if (fits(encoded)) {
+            outbox.add(Names.TASKS_SINK, dispatch.executionId(), task, encoded, now.toEpochMilli());
+            return;
+        }
+        String error = "Task '" + dispatch.task().id() + "': " + tooLarge("its dispatch, with the properties and "
+                + "outputs it reads,", encoded.length) + "; read fewer outputs";
         var result = new TaskResultRecord(dispatch.executionId(), dispatch.taskRunId(), dispatch.attempt(),
                 StateValue.FAILED, "{}", error, now, null);
-        return new Outgoing(Names.RESULTS_SINK, new Record<>(dispatch.executionId(), result, now.toEpochMilli()));
+        outbox.add(Names.RESULTS_SINK, dispatch.executionId(), result, Topics.RESULT_SERDE.encode(result),
+                now.toEpochMilli());
     }
 
     private WorkerTaskRecord workerTask(Effect.DispatchTask dispatch, StoreBackedState state, Flow flow, Instant now) {
@@ -178,18 +234,16 @@ final class Effects {
      * as one record per task run that changed (with its outputs), then the execution itself, which says how many runs
      * it has. Once it is purged, a tombstone for each of them.
      */
-    private static List<Record<String, Object>> snapshot(String executionId, StoreBackedState state, Instant now,
-            boolean allRuns) {
+    private void snapshot(Outbox outbox, String executionId, StoreBackedState state, Instant now, Sending sending) {
         long timestamp = now.toEpochMilli();
-        var records = new ArrayList<Record<String, Object>>();
         Execution execution = state.execution().orElse(null);
         if (execution == null) {
             int removed = state.removedRuns().size();
             for (int seq = 0; removed > StoreBackedState.INLINE_RUNS && seq < removed; seq++) {
-                records.add(new Record<>(SnapshotKeys.run(executionId, seq), null, timestamp));
+                outbox.add(Names.SNAPSHOTS_SINK, SnapshotKeys.run(executionId, seq), null, null, timestamp);
             }
-            records.add(new Record<>(executionId, null, timestamp));
-            return records;
+            outbox.add(Names.SNAPSHOTS_SINK, executionId, null, null, timestamp);
+            return;
         }
         TaskRuns runs = execution.runs();
         if (runs.size() <= StoreBackedState.INLINE_RUNS) {
@@ -200,27 +254,43 @@ final class Effects {
                     outputs.put(run.id(), json);
                 }
             }
-            records.add(new Record<>(executionId, new ExecutionSnapshot(state.executionRecord(execution), outputs, now,
-                    null), timestamp));
-            return records;
+            send(outbox, executionId, new ExecutionSnapshot(state.executionRecord(execution), outputs, now, null), sending,
+                    timestamp);
+            return;
         }
-        for (TaskRun run : StoreBackedState.runsToSend(runs, allRuns)) {
+        for (TaskRun run : StoreBackedState.runsToSend(runs, sending == Sending.AGAIN)) {
             int seq = runs.position(run.id());
-            records.add(new Record<>(SnapshotKeys.run(executionId, seq), new TaskRunSnapshot(executionId, seq,
-                    ExecutionMapper.toRecord(run), state.outputsJson(run.id()), now), timestamp));
+            var snapshot = new TaskRunSnapshot(executionId, seq, ExecutionMapper.toRecord(run), state.outputsJson(run.id()), now);
+            byte[] encoded = Topics.RUN_SNAPSHOT_SERDE.encode(snapshot);
+            if (!fits(encoded) && sending == Sending.FAILURE) {
+                snapshot = Slim.runSnapshot(snapshot, limits);
+                encoded = Topics.RUN_SNAPSHOT_SERDE.encode(snapshot);
+            }
+            outbox.add(Names.SNAPSHOTS_SINK, SnapshotKeys.run(executionId, seq), snapshot,
+                    fitting(encoded, "The snapshot of its task run ", run.taskId()), timestamp);
         }
-        records.add(new Record<>(executionId, new ExecutionSnapshot(state.executionRecord(execution), Map.of(),
-                now, runs.size()), timestamp));
-        return records;
+        send(outbox, executionId, new ExecutionSnapshot(state.executionRecord(execution), Map.of(), now, runs.size()),
+                sending, timestamp);
     }
 
+    private void send(Outbox outbox, String executionId, ExecutionSnapshot snapshot, Sending sending, long timestamp) {
+        byte[] encoded = Topics.SNAPSHOT_SERDE.encode(snapshot);
+        if (!fits(encoded) && sending == Sending.FAILURE) {
+            snapshot = Slim.snapshot(snapshot, limits);
+            encoded = Topics.SNAPSHOT_SERDE.encode(snapshot);
+        }
+        outbox.add(Names.SNAPSHOTS_SINK, executionId, snapshot, fitting(encoded, "The execution's snapshot",
+                " (its inputs, outputs, errors and those of its task runs)"), timestamp);
+    }
+
+    /** Sends a dead letter now (not through an outbox): its payload is left out when the letter would not fit. */
     void deadLetter(String key, String reason, SpecificRecord original, Instant now) {
         RecordMetadata source = context.recordMetadata().orElse(null);
         var letter = DeadLetters.of(source == null ? null : source.topic(), source == null ? -1 : source.partition(),
                 source == null ? -1 : source.offset(), key, reason, original == null ? null : encode(original));
-        context.forward(new Record<>(key, letter, now.toEpochMilli()), Names.DEAD_LETTERS_SINK);
+        byte[] encoded = DeadLetters.encode(letter, limits.maxRecordBytes());
+        context.forward(new Record<>(key, new Encoded(letter, encoded), now.toEpochMilli()), Names.DEAD_LETTERS_SINK);
     }
-
     /** The original command in its own single-object encoding, so an operator can replay it as it was. */
     private static byte[] encode(SpecificRecord original) {
         try {

@@ -50,18 +50,11 @@ final class ExecutorMetrics {
             Duration.ofMinutes(5)};
     static final String UNKNOWN = "unknown";
 
-    /** Why a command went to the dead-letter topic: the values of the {@code reason} tag. */
-    enum DeadLetterReason {
-        UNREADABLE, INVALID_COMMAND, INTERNAL_ERROR, KILLED_WAITING_FOR_FLOW;
-
-        final String tag = name().toLowerCase(java.util.Locale.ROOT);
-    }
-
     private final MeterRegistry registry;
     private final Counter events;
     private final Counter reemitted;
     private final Counter eagerCommits;
-    private final Map<DeadLetterReason, Counter> deadLetters = new EnumMap<>(DeadLetterReason.class);
+    private final DeadLetterMeters deadLetters;
     private final Map<Class<?>, Counter> commands = new HashMap<>();
     private final Map<Rejection.Kind, Counter> rejections = new EnumMap<>(Rejection.Kind.class);
     private final Map<io.millrace.core.command.Timer.Kind, Timer> lateness =
@@ -71,7 +64,7 @@ final class ExecutorMetrics {
     /** By task type. */
     private final Map<String, TaskMeters> tasks = new HashMap<>();
 
-    ExecutorMetrics(MeterRegistry registry) {
+    ExecutorMetrics(MeterRegistry registry, String topicPrefix) {
         this.registry = registry;
         this.events = Counter.builder("millrace.executor.events")
                 .description("Events the executor's decisions produced").register(registry);
@@ -81,11 +74,7 @@ final class ExecutorMetrics {
         this.eagerCommits = Counter.builder("millrace.executor.eager.commits")
                 .description("Commits asked at once because an execution ended (exactly-once, low rates)")
                 .register(registry);
-        for (DeadLetterReason reason : DeadLetterReason.values()) {
-            deadLetters.put(reason, Counter.builder("millrace.executor.dead.letters")
-                    .description("Records the executor sent to the dead-letter topic, by why")
-                    .tag("reason", reason.tag).register(registry));
-        }
+        this.deadLetters = new DeadLetterMeters(registry, topicPrefix).registerSources();
         for (Rejection.Kind kind : Rejection.Kind.values()) {
             rejections.put(kind, Counter.builder("millrace.executor.rejections")
                     .description("Commands that changed nothing, by kind (duplicate, stale: benign; invalid: dead-lettered)")
@@ -182,8 +171,9 @@ final class ExecutorMetrics {
         eagerCommits.increment();
     }
 
-    void deadLettered(DeadLetterReason reason) {
-        deadLetters.get(reason).increment();
+    /** @param topic where the record came from, or null for a timer's or a waiting create's command */
+    void deadLettered(DeadLetterMeters.Reason reason, String topic) {
+        deadLetters.count(reason, topic);
     }
 
     private FlowMeters flow(String namespace, String flowId) {

@@ -1,6 +1,7 @@
 package io.millrace.topology;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.millrace.config.ExecutorLimits;
 import io.millrace.core.cache.LruCache;
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
@@ -29,6 +30,7 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
@@ -78,7 +80,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         this.decider = decider;
         this.settings = settings;
         this.eagerCommits = eagerCommits;
-        this.metrics = new ExecutorMetrics(registry);
+        this.metrics = new ExecutorMetrics(registry, settings.topicPrefix());
     }
 
     @Override
@@ -106,7 +108,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         }
         this.firedBefore = 0;
         this.wakeup = new Wakeup(context, settings.timerInterval(), this::punctuate);
-        this.effects = new Effects(context, timers, settings.lease(), this::timerStored);
+        this.effects = new Effects(context, timers, settings.lease(), settings.limits(), this::timerStored);
         wakeForNextTimer();
         try (KeyValueIterator<String, CommandRecord> waiting = deferred.all()) {
             if (waiting.hasNext()) {
@@ -127,11 +129,16 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                 default -> throw new IllegalArgumentException("Unexpected record " + record.value().getSchema().getName());
             };
         } catch (RuntimeException e) {
-            effects.deadLetter(record.key(), "Unreadable record: " + e.getMessage(), record.value(), now());
-            metrics.deadLettered(ExecutorMetrics.DeadLetterReason.UNREADABLE);
+            deadLetter(record.key(), "Unreadable record: " + e.getMessage(), record.value(), DeadLetterMeters.Reason.UNREADABLE);
             return;
         }
         handle(command, record.value());
+    }
+
+    /** Dead-letters a record, counted by why and by the topic it came from. */
+    private void deadLetter(String key, String reason, SpecificRecord original, DeadLetterMeters.Reason why) {
+        effects.deadLetter(key, reason, original, now());
+        metrics.deadLettered(why, context.recordMetadata().map(RecordMetadata::topic).orElse(null));
     }
 
     private void handle(Command command, SpecificRecord original) {
@@ -139,9 +146,8 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         if (command instanceof KillExecution && deferred.get(command.executionId()) != null) {
             CommandRecord create = deferred.get(command.executionId());
             deferred.delete(command.executionId());
-            effects.deadLetter(command.executionId(), "Killed while waiting for its flow: the execution never started",
-                    create, now);
-            metrics.deadLettered(ExecutorMetrics.DeadLetterReason.KILLED_WAITING_FOR_FLOW);
+            deadLetter(command.executionId(), "Killed while waiting for its flow: the execution never started", create,
+                    DeadLetterMeters.Reason.KILLED_WAITING_FOR_FLOW);
             return;
         }
         var state = new StoreBackedState(command.executionId(), stores);
@@ -168,18 +174,23 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                 Flow executionFlow = executionFlow(state);
                 Instant stepAt = state.execution().map(e -> Decider.stepOf(e, command)).orElse(null);
                 effects.prepare(command.executionId(), decider.reemit(state, executionFlow, stepAt), state, executionFlow,
-                        now, true).send();
+                        now, Effects.Sending.AGAIN).send();
                 metrics.reemitted();
             }
             countHandled(command, decision, state, flow);
+        } catch (RecordLimitException e) {
+            state.evict();
+            LOG.warn("Failing execution {}: {}", command.executionId(), e.getMessage());
+            failExecution(command.executionId(), e.getMessage(), now);
+            deadLetter(command.executionId(), "Over a limit while handling " + command.getClass().getSimpleName() + ": "
+                    + e.getMessage(), original, DeadLetterMeters.Reason.OVER_LIMIT);
         } catch (RuntimeException | Error e) {
             rethrowIfFatal(e);
             state.evict();
             LOG.error("Failed handling {} for execution {}", command.getClass().getSimpleName(), command.executionId(), e);
             failExecution(command.executionId(), "Internal error: " + e, now);
-            effects.deadLetter(command.executionId(), "Failed handling " + command.getClass().getSimpleName()
-                    + ": " + e, original, now);
-            metrics.deadLettered(ExecutorMetrics.DeadLetterReason.INTERNAL_ERROR);
+            deadLetter(command.executionId(), "Failed handling " + command.getClass().getSimpleName() + ": " + e, original,
+                    DeadLetterMeters.Reason.INTERNAL_ERROR);
         }
     }
 
@@ -226,8 +237,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             LOG.debug("Ignored {} for {}: {}", command.getClass().getSimpleName(), command.executionId(), rejection.reason());
         } else {
             LOG.warn("Rejected {} for {}: {}", command.getClass().getSimpleName(), command.executionId(), rejection.reason());
-            effects.deadLetter(command.executionId(), rejection.reason(), original, now);
-            metrics.deadLettered(ExecutorMetrics.DeadLetterReason.INVALID_COMMAND);
+            deadLetter(command.executionId(), rejection.reason(), original, DeadLetterMeters.Reason.INVALID_COMMAND);
         }
     }
 
@@ -235,7 +245,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         try {
             var state = new StoreBackedState(executionId, stores);
             Decision decision = decider.fail(state, reason, now);
-            Effects.Outbox outbox = effects.prepare(executionId, decision, state, null, now);
+            Effects.Outbox outbox = effects.prepare(executionId, decision, state, null, now, Effects.Sending.FAILURE);
             state.flush();
             outbox.send();
             commitIfEnded(decision, now);
@@ -284,7 +294,14 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         }
         for (KeyValue<String, TimerRecord> entry : due) {
             timers.delete(entry.key);
-            Timer timer = ExecutionMapper.fromRecord(entry.value);
+            Timer timer;
+            try {
+                timer = ExecutionMapper.fromRecord(entry.value);
+            } catch (RuntimeException e) {
+                deadLetter(entry.value.getExecutionId(), "Unreadable timer " + entry.key + ": " + e.getMessage(), entry.value,
+                        DeadLetterMeters.Reason.UNREADABLE);
+                continue;
+            }
             if (timer.kind() == Timer.Kind.LEASE && wallClockMillis < leaseGraceUntil) {
                 Timer later = new Timer(timer.executionId(), timer.kind(), timer.taskRunId(), timer.attempt(),
                         Instant.ofEpochMilli(leaseGraceUntil));
@@ -326,7 +343,15 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         }
         for (KeyValue<String, CommandRecord> entry : waiting) {
             deferred.delete(entry.key);
-            handle(CommandMapper.fromRecord(entry.value), entry.value);
+            Command command;
+            try {
+                command = CommandMapper.fromRecord(entry.value);
+            } catch (RuntimeException e) {
+                deadLetter(entry.key, "Unreadable waiting create: " + e.getMessage(), entry.value,
+                        DeadLetterMeters.Reason.UNREADABLE);
+                continue;
+            }
+            handle(command, entry.value);
         }
     }
 
@@ -339,6 +364,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
      * duplicate command sends the execution's snapshot and running dispatches again, and stores their timers again
      * (see {@link Decider#reemit}).
      */
-    record ExecutorSettings(Duration lease, Duration timerInterval, Duration flowWait, boolean reemitDuplicates) {
+    record ExecutorSettings(Duration lease, Duration timerInterval, Duration flowWait, boolean reemitDuplicates,
+            ExecutorLimits limits, String topicPrefix) {
     }
 }

@@ -12,8 +12,6 @@ import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
 import io.millrace.serdes.avro.StoredExecution;
 import io.millrace.serdes.avro.StoredTaskRun;
-import io.millrace.serdes.avro.TaskRunSnapshot;
-import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
@@ -26,7 +24,6 @@ import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -59,8 +56,10 @@ public final class ExecutorTopology {
     public static Topology build(MillraceConfig config, MeterRegistry registry) {
         Topics topics = Topics.of(config);
         var expressions = new Expressions();
-        var deciderSettings = new DeciderSettings(config.lease(), config.maxLostAttempts(), config.retention());
-        var settings = new ExecutorProcessor.ExecutorSettings(config.lease(), TIMER_INTERVAL, FLOW_WAIT, !config.exactlyOnce());
+        var deciderSettings = new DeciderSettings(config.lease(), config.maxLostAttempts(), config.retention(),
+                config.executorLimits().maxTaskRuns(), config.executorLimits().maxFlowableConcurrency());
+        var settings = new ExecutorProcessor.ExecutorSettings(config.lease(), TIMER_INTERVAL, FLOW_WAIT, !config.exactlyOnce(),
+                config.executorLimits(), config.topicPrefix());
         var eagerCommits = EagerCommits.of(config);
         var string = Serdes.String();
 
@@ -90,31 +89,32 @@ public final class ExecutorTopology {
                 Names.FLOWS_LOADER, FlowLoader::new);
 
         topology.addSink(Names.TASKS_SINK,
-                (key, value, context) -> topics.tasks(((WorkerTaskRecord) value).getWorkerGroup()).name(),
-                string.serializer(), erase(Topics.TASK_SERDE), Names.EXECUTOR);
-        topology.addSink(Names.RESULTS_SINK, topics.results().name(), string.serializer(), erase(Topics.RESULT_SERDE),
+                (key, value, context) -> topics.tasks(((WorkerTaskRecord) ((Encoded) value).record()).getWorkerGroup()).name(),
+                string.serializer(), Encoded.SERIALIZER, Names.EXECUTOR);
+        topology.addSink(Names.RESULTS_SINK, topics.results().name(), string.serializer(), Encoded.SERIALIZER,
                 Names.EXECUTOR);
-        topology.addSink(Names.EVENTS_SINK, topics.events().name(), string.serializer(), erase(Topics.EVENT_SERDE), Names.EXECUTOR);
-        topology.addSink(Names.SNAPSHOTS_SINK, topics.executions().name(), string.serializer(), snapshots(),
+        topology.addSink(Names.EVENTS_SINK, topics.events().name(), string.serializer(), Encoded.SERIALIZER, Names.EXECUTOR);
+        topology.addSink(Names.SNAPSHOTS_SINK, topics.executions().name(), string.serializer(), Encoded.SERIALIZER,
                 ExecutorTopology::byExecution, Names.EXECUTOR);
-        topology.addSink(Names.DEAD_LETTERS_SINK, topics.deadLetters().name(), string.serializer(),
-                erase(Topics.DEAD_LETTER_SERDE), Names.EXECUTOR);
+        topology.addSink(Names.DEAD_LETTERS_SINK, topics.deadLetters().name(), string.serializer(), Encoded.SERIALIZER,
+                Names.EXECUTOR);
         return topology;
-    }
-
-    /** An execution's snapshot and its task runs' snapshots, each in its own encoding (see SnapshotKeys). */
-    private static Serializer<Object> snapshots() {
-        return (topic, value) -> switch (value) {
-            case null -> null;
-            case TaskRunSnapshot run -> Topics.RUN_SNAPSHOT_SERDE.encode(run);
-            default -> Topics.SNAPSHOT_SERDE.encode((ExecutionSnapshot) value);
-        };
     }
 
     /** One execution's snapshot records on one partition, in the order they were sent: by the execution id. */
     private static Optional<Set<Integer>> byExecution(String topic, String key, Object value, int partitions) {
         byte[] bytes = SnapshotKeys.executionId(key).getBytes(StandardCharsets.UTF_8);
         return Optional.of(Set.of(Utils.toPositive(Utils.murmur2(bytes)) % partitions));
+    }
+
+    /**
+     * {@link #properties(MillraceConfig)}, with the registry where the Kafka Streams exception handlers count their
+     * dead letters.
+     */
+    public static Properties properties(MillraceConfig config, MeterRegistry registry) {
+        Properties props = properties(config);
+        props.put(DeadLetters.METRICS_CONFIG, registry);
+        return props;
     }
 
     /** Kafka Streams properties for the executor: latency-oriented defaults, then the pass-through ones. */
@@ -132,6 +132,8 @@ public final class ExecutorTopology {
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterDeserializationHandler.class);
         props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProductionHandler.class);
         props.put(DeadLetters.TOPIC_CONFIG, Topics.of(config).deadLetters().name());
+        props.put(DeadLetters.MAX_RECORD_BYTES_CONFIG, config.executorLimits().maxRecordBytes());
+        props.put(DeadLetters.TOPIC_PREFIX_CONFIG, config.topicPrefix());
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), config.producerLingerMs());
         config.producerRequestsInFlight().ifPresent(requests ->
@@ -152,11 +154,6 @@ public final class ExecutorTopology {
             Serde<V> serde, boolean cached) {
         var builder = Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), serde);
         return cached ? builder.withCachingEnabled() : builder;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Serializer<Object> erase(Serde<?> serde) {
-        return (Serializer<Object>) serde.serializer();
     }
 
     /** Keeps the global flows store in step with the flows topic. */

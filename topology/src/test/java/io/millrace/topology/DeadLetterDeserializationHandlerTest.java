@@ -3,6 +3,7 @@ package io.millrace.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.DeadLetterRecord;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +22,9 @@ class DeadLetterDeserializationHandlerTest {
     void shouldResumeAndDeadLetterTheRawRecord() {
         // given
         var handler = new DeadLetterDeserializationHandler();
-        handler.configure(Map.of(DeadLetters.TOPIC_CONFIG, "p.dlq"));
+        var registry = new SimpleMeterRegistry();
+        handler.configure(Map.of(DeadLetters.TOPIC_CONFIG, "p.dlq", DeadLetters.MAX_RECORD_BYTES_CONFIG, 1_000_000,
+                DeadLetters.TOPIC_PREFIX_CONFIG, "p.", DeadLetters.METRICS_CONFIG, registry));
         byte[] value = {1, 2, 3};
         var record = new ConsumerRecord<>("p.commands", 2, 41L, "k1".getBytes(StandardCharsets.UTF_8), value);
 
@@ -41,6 +44,28 @@ class DeadLetterDeserializationHandlerTest {
         assertThat(decoded.getKey()).isEqualTo("k1");
         assertThat(decoded.getReason()).contains("bad marker");
         assertThat(decoded.getPayload().array()).isEqualTo(value);
+        assertThat(registry.get(DeadLetterMeters.NAME).tags("reason", "undecodable", "topic", "commands").counter().count())
+                .isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldCountAndSkipAFlowRecordOfTheGlobalThreadWithoutALetterItCouldNotSend() {
+        // given
+        var handler = new DeadLetterDeserializationHandler();
+        var registry = new SimpleMeterRegistry();
+        handler.configure(Map.of(DeadLetters.TOPIC_CONFIG, "p.dlq", DeadLetters.MAX_RECORD_BYTES_CONFIG, 1_000_000,
+                DeadLetters.TOPIC_PREFIX_CONFIG, "p.", DeadLetters.METRICS_CONFIG, registry));
+        var record = new ConsumerRecord<>("p.flows", 0, 3L, "k1".getBytes(StandardCharsets.UTF_8), new byte[] {1});
+
+        // when
+        DeserializationExceptionHandler.Response response = handler.handleError(new Context(new TaskId(-1, -1), "p.flows"),
+                record, new IllegalStateException("bad marker"));
+
+        // then
+        assertThat(response.result()).isEqualTo(DeserializationExceptionHandler.Result.RESUME);
+        assertThat(response.deadLetterQueueRecords()).isEmpty();
+        assertThat(registry.get(DeadLetterMeters.NAME).tags("reason", "undecodable", "topic", "flows").counter().count())
+                .isEqualTo(1.0);
     }
 
     @Test
@@ -49,13 +74,15 @@ class DeadLetterDeserializationHandlerTest {
                 .hasMessageContaining(DeadLetters.TOPIC_CONFIG);
     }
 
-    private static final class Context implements ErrorHandlerContext {
-        public String topic() { return "p.commands"; }
+    private record Context(TaskId taskId, String topic) implements ErrorHandlerContext {
+        Context() {
+            this(new TaskId(0, 2), "p.commands");
+        }
+
         public int partition() { return 2; }
         public long offset() { return 41L; }
         public Headers headers() { return new RecordHeaders(); }
         public String processorNodeId() { return Names.COMMANDS_SOURCE; }
-        public TaskId taskId() { return new TaskId(0, 2); }
         public long timestamp() { return 0L; }
         public byte[] sourceRawKey() { return null; }
         public byte[] sourceRawValue() { return null; }

@@ -1,5 +1,6 @@
 package io.millrace.topology;
 
+import io.millrace.config.MillraceConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -116,7 +117,7 @@ class ExecutorProcessorTest {
         postFlow();
         processor.init(context);
         processor.process(create("e1", Map.of("n", 1)));
-        var dispatched = (WorkerTaskRecord) context.forwarded().stream().map(f -> f.record().value())
+        var dispatched = (WorkerTaskRecord) context.forwarded().stream().map(f -> ((Encoded) f.record().value()).record())
                 .filter(WorkerTaskRecord.class::isInstance).findFirst().orElseThrow();
         context.resetForwards();
         Instant restart = NOW.plus(LEASE).plusSeconds(5);
@@ -209,7 +210,8 @@ class ExecutorProcessorTest {
 
     private ExecutorProcessor processor(EagerCommits eagerCommits) {
         return new ExecutorProcessor(new Decider(new DeciderSettings(LEASE, 3, Duration.ofDays(1)), new Expressions()),
-                new ExecutorProcessor.ExecutorSettings(LEASE, Duration.ofMillis(50), Duration.ofSeconds(30), false),
+                new ExecutorProcessor.ExecutorSettings(LEASE, Duration.ofMillis(50), Duration.ofSeconds(30), false,
+                        MillraceConfig.defaults().executorLimits(), "millrace."),
                 eagerCommits, registry);
     }
 
@@ -241,7 +243,7 @@ class ExecutorProcessorTest {
 
     private List<Integer> dispatchedAttempts() {
         return context.forwarded().stream()
-                .map(forward -> forward.record().value())
+                .map(forward -> ((Encoded) forward.record().value()).record())
                 .filter(WorkerTaskRecord.class::isInstance)
                 .map(task -> ((WorkerTaskRecord) task).getAttempt())
                 .toList();

@@ -199,28 +199,6 @@ class ExecutorTopologyTest {
     }
 
     @Test
-    void shouldFailATaskWhoseDispatchWouldBeTooLargeInsteadOfSendingIt() {
-        // given: the first task's output is so large that the second, which reads it, cannot carry it to a worker
-        var loopback = driver.createOutputTopic(topics.results().name(), Serdes.String().deserializer(),
-                Topics.RESULT_SERDE.deserializer());
-        create("e7", Map.of("name", "Big"));
-        answer(tasks.readValue(), State.SUCCESS, Map.of("value", "x".repeat(Effects.MAX_DISPATCH_CHARS)));
-
-        // when: the failed result the executor sent itself comes back, as it does from the results topic
-        assertThat(tasks.isEmpty()).isTrue();
-        var failed = loopback.readValue();
-        results.pipeInput(failed.getExecutionId(), failed);
-
-        // then
-        assertThat(failed.getState()).isEqualTo(StateValue.FAILED);
-        assertThat(failed.getError()).contains("more than the " + Effects.MAX_DISPATCH_CHARS + " a task may carry");
-        Execution stored = stored("e7");
-        assertThat(stored.state()).isEqualTo(State.FAILED);
-        assertThat(stored.error()).startsWith("Task 'second' ended FAILED: Task 'second': its properties and variables take");
-        assertThat(deadLetters.isEmpty()).isTrue();
-    }
-
-    @Test
     void shouldStoreAndSendTheRunsOfABigExecutionOneRecordEach() throws Exception {
         // given: a loop of 20 values, 21 task runs, more than an execution keeps inline
         var loop = new FlowParser().parse("""

@@ -205,7 +205,8 @@ final class Advance {
      */
     private boolean walkPlan(Lanes lanes, String parentId) {
         List<Plan.Lane> all = lanes.plan.lanes();
-        int limit = lanes.plan.concurrency() == 0 ? Integer.MAX_VALUE : lanes.plan.concurrency();
+        int limit = Math.min(lanes.plan.concurrency() == 0 ? Integer.MAX_VALUE : lanes.plan.concurrency(),
+                settings.maxFlowableConcurrency());
         int inProgress = 0;
         var continuing = new ArrayList<Plan.Child>();
         var fresh = new ArrayList<Plan.Child>();
@@ -291,10 +292,17 @@ final class Advance {
     private void start(Plan.Child child, String parentId) {
         TaskDef task = child.task();
         String id = TaskRunIds.of(step.executionId(), task.id(), parentId, child.value(), child.iteration());
+        boolean overLimit = false;
         if (runs().get(id) == null) {
+            overLimit = runs().size() >= settings.maxTaskRuns();
             step.emit(new TaskRunCreated(id, task.id(), parentId, child.value(), child.iteration(), now));
         }
         TaskRun run = runs().get(id);
+        if (overLimit) {
+            complete(run, State.FAILED, Map.of(), "Expected at most " + settings.maxTaskRuns()
+                    + " task runs in one execution (max-task-runs), but this one would be run " + runs().size());
+            return;
+        }
         if (task.options().runIf() != null) {
             try {
                 String rendered = expressions.render(task.options().runIf(), variables(run, task));

@@ -184,6 +184,58 @@ class FlowablesTest {
         }
 
         @Test
+        void shouldStartAnUnlimitedLoopInStepsOfAtMostTheFlowableConcurrencyLimit() {
+            // given: a loop of 5 values without a limit of its own, on an executor that runs at most 2 lanes at once
+            var driver = ExecutionDriver.flow(flow("""
+                    tasks:
+                      - id: each
+                        type: io.kestra.plugin.core.flow.ForEach
+                        values: [1, 2, 3, 4, 5]
+                        concurrencyLimit: 0
+                        tasks:
+                          - {id: one, type: return, format: "{{ taskrun.value }}"}
+                    """), new DeciderSettings(ExecutionDriver.LEASE, 3, ExecutionDriver.RETENTION, 100, 2));
+
+            // when
+            var created = driver.create();
+
+            // then: two start, and each that ends lets the next one start
+            assertThat(dispatchedTaskIds(created)).containsExactly("one", "one");
+            assertThat(dispatchedTaskIds(driver.end(driver.runs("one").getFirst(), State.SUCCESS))).containsExactly("one");
+            for (TaskRun run : driver.runs("one").subList(1, 3)) {
+                driver.end(run, State.SUCCESS);
+            }
+            driver.runs("one").subList(3, 5).forEach(run -> driver.end(run, State.SUCCESS));
+            assertThat(driver.runs("one")).hasSize(5);
+            assertThat(driver.execution().state()).isEqualTo(State.SUCCESS);
+        }
+
+        @Test
+        void shouldFailTheRunPastTheExecutionsTaskRunLimitAndTheExecutionWithIt() {
+            // given: at most 3 task runs in one execution, and a loop that needs 5
+            var driver = ExecutionDriver.flow(flow("""
+                    tasks:
+                      - id: each
+                        type: io.kestra.plugin.core.flow.ForEach
+                        values: [1, 2, 3, 4]
+                        tasks:
+                          - {id: one, type: return, format: "{{ taskrun.value }}"}
+                    """), new DeciderSettings(ExecutionDriver.LEASE, 3, ExecutionDriver.RETENTION, 3, 1_000));
+            driver.create();
+
+            // when
+            driver.end(driver.runs("one").get(0), State.SUCCESS);
+            driver.end(driver.runs("one").get(1), State.SUCCESS);
+
+            // then
+            TaskRun third = driver.runs("one").get(2);
+            assertThat(third.state()).isEqualTo(State.FAILED);
+            assertThat(third.error()).isEqualTo("Expected at most 3 task runs in one execution (max-task-runs), but this"
+                    + " one would be run 4");
+            assertThat(driver.execution().state()).isEqualTo(State.FAILED);
+        }
+
+        @Test
         void shouldRunIterationsConcurrentlyUpToTheLimitFromAJsonString() {
             // given
             var driver = ExecutionDriver.flow(flow("""

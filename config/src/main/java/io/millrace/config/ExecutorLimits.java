@@ -1,0 +1,27 @@
+package io.millrace.config;
+
+/**
+ * What one decision of the executor may write and one execution may grow to, so that no execution can make it send a record Kafka refuses (which
+ * would abort its transaction and replay the same command for ever) or build a transaction without bound. Reaching a
+ * limit fails that execution with a message naming the setting; docs/LIMITS.md lists them.
+ *
+ * @param maxRecordBytes the largest record the executor sends or stores ({@code max-record-bytes}): an encoded
+ *     snapshot, event, dispatch or dead letter. It must stay below the topics' {@code max.message.bytes} and the
+ *     producer's {@code max.request.size} (both about 1 MiB by default), with room for the key and the batch header
+ * @param maxDecisionBytes the most bytes of records one decision sends together ({@code max-decision-bytes})
+ * @param maxTaskRuns the most task runs one execution may create ({@code max-task-runs})
+ * @param maxFlowableConcurrency the most lanes of one flowable running at once, whatever its own concurrency
+ *     ({@code max-flowable-concurrency})
+ */
+public record ExecutorLimits(int maxRecordBytes, long maxDecisionBytes, int maxTaskRuns, int maxFlowableConcurrency) {
+
+    /** The bytes Kafka needs beside a record's value: its key, headers and batch header, with room to spare. */
+    public static final int RECORD_OVERHEAD_BYTES = 16 * 1024;
+
+    public ExecutorLimits {
+        if (maxDecisionBytes < maxRecordBytes) {
+            throw new ConfigException("Expected max-decision-bytes (" + maxDecisionBytes + ") to be at least max-record-bytes ("
+                    + maxRecordBytes + ")");
+        }
+    }
+}
