@@ -23,6 +23,7 @@ import java.util.Properties;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Named;
@@ -87,6 +88,9 @@ final class Schedules {
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+        // a flow record that does not decode is skipped, logged and counted (kafka_stream_task_dropped_records_total):
+        // failing on it would stop the schedules' thread on every restart
+        props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
         props.putAll(config.kafka());
         return props;
     }
