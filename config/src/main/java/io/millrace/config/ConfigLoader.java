@@ -42,6 +42,9 @@ public final class ConfigLoader {
             Map.entry("retention", "P7D"),
             Map.entry("worker-group", "default"),
             Map.entry("worker-concurrency", "256"),
+            Map.entry("task-max-duration", "PT1H"),
+            Map.entry("jsonata-max-duration", "PT1M"),
+            Map.entry("jsonata-max-depth", "5000"),
             Map.entry("port", "8080"),
             Map.entry("management-port", "8081"),
             Map.entry("wait-timeout", "PT60S"),
@@ -137,7 +140,9 @@ public final class ConfigLoader {
                 Path.of(reader.text("data-dir")),
                 kafka,
                 new ApiAccess(tokens(reader), reader.positiveLong("max-request-bytes"),
-                        reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests")));
+                        reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests")),
+                new WorkerLimits(reader.duration("task-max-duration"), reader.duration("jsonata-max-duration"),
+                        reader.positive("jsonata-max-depth")));
     }
 
     /**

@@ -32,7 +32,8 @@ public record MillraceConfig(
         long triggerExecutorBacklog,
         Path dataDir,
         Map<String, String> kafka,
-        ApiAccess api) {
+        ApiAccess api,
+        WorkerLimits workerLimits) {
 
     public static final String EXACTLY_ONCE_V2 = "exactly_once_v2";
     public static final String AT_LEAST_ONCE = "at_least_once";
@@ -49,13 +50,15 @@ public record MillraceConfig(
     public MillraceConfig withBootstrapServers(String servers) {
         return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
-                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog, dataDir, kafka, api);
+                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
+                dataDir, kafka, api, workerLimits);
     }
 
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
-                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog, dataDir, kafka, api);
+                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
+                dataDir, kafka, api, workerLimits);
     }
 
     public boolean exactlyOnce() {
