@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
  * Then it ends FAILED, its result is sent and its thread interrupted; a task that ignores interruption is abandoned
  * (see {@link Attempt}): it runs on, but its slot is freed and its result dropped.
  * An attempt interrupted by {@link #stop()} produces nothing: the executor re-dispatches it after its lease.
+ * A record whose value is not a task record is dead-lettered ({@link TaskDeadLetters}) and its offset committed.
  */
 final class TaskRunner implements PollLoop.Starter {
     private static final Logger LOG = LoggerFactory.getLogger(TaskRunner.class);
@@ -38,6 +39,7 @@ final class TaskRunner implements PollLoop.Starter {
     private final Expressions expressions;
     private final Attempt.Services services;
     private final TaskLogs logs;
+    private final TaskDeadLetters deadLetters;
     private final Duration defaultLease;
     private final Duration taskMaxDuration;
     private final ExecutorService threads = TaskThreads.create();
@@ -48,11 +50,12 @@ final class TaskRunner implements PollLoop.Starter {
      * @param taskMaxDuration the longest any attempt runs ({@code task-max-duration})
      */
     TaskRunner(TaskRegistry registry, Expressions expressions, Attempt.Services services, TaskLogs logs,
-               Duration defaultLease, Duration taskMaxDuration) {
+               TaskDeadLetters deadLetters, Duration defaultLease, Duration taskMaxDuration) {
         this.registry = registry;
         this.expressions = expressions;
         this.services = services;
         this.logs = logs;
+        this.deadLetters = deadLetters;
         this.defaultLease = defaultLease;
         this.taskMaxDuration = taskMaxDuration;
     }
@@ -73,10 +76,10 @@ final class TaskRunner implements PollLoop.Starter {
         try {
             task = Topics.TASK_SERDE.decode(record.value());
         } catch (RuntimeException e) {
-            // Nobody to report to without an execution id: skip it (the executor's lease covers a lost task).
-            LOG.error("Skipping the unreadable task record at {}-{}@{}", record.topic(), record.partition(),
-                    record.offset(), e);
-            slot.done(true);
+            // No execution to report to: an operator's to look at (the executor's lease covers a lost task, if any).
+            String value = record.value() == null ? "no value (null)" : record.value().length + " bytes";
+            deadLetters.send(record, TaskDeadLetters.UNREADABLE, "Unreadable task record (" + value + "): "
+                    + e.getMessage(), () -> slot.done(true));
             return;
         }
         services.metrics().started(task.getTaskType(),

@@ -61,7 +61,8 @@ public final class Worker implements AutoCloseable {
             var services = new Attempt.Services(new ResultPublisher(producer, topics.results().name(), workerId),
                     heartbeats, metrics);
             var runner = new TaskRunner(tasks, new Expressions(), services, new TaskLogs(producer, topics.logs().name()),
-                    config.lease(), config.workerLimits().taskMaxDuration());
+                    new TaskDeadLetters(producer, topics.deadLetters().name(), metrics), config.lease(),
+                    config.workerLimits().taskMaxDuration());
             // Values stay bytes until a task thread decodes them: a bad record must not break poll().
             var consumer = new KafkaConsumer<>(KafkaSettings.consumer(config, workerId), new StringDeserializer(),
                     new ByteArrayDeserializer());
@@ -91,7 +92,7 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Creates the group's tasks topic and the results and logs topics if missing, then starts consuming.
+     * Creates the group's tasks topic and the results, logs and dead-letter topics if missing, then starts consuming.
      *
      * @param registry where the worker's metrics (slots, task times, its Kafka clients') go
      */
@@ -102,7 +103,8 @@ public final class Worker implements AutoCloseable {
     /** @param tasks the task types this worker runs */
     static Worker start(MillraceConfig config, MeterRegistry registry, TaskRegistry tasks) {
         Topics topics = Topics.of(config);
-        TopicAdmin.ensure(config, List.of(topics.tasks(config.workerGroup()), topics.results(), topics.logs()));
+        TopicAdmin.ensure(config, List.of(topics.tasks(config.workerGroup()), topics.results(), topics.logs(),
+                topics.deadLetters()));
         Worker worker = new Worker(config, newWorkerId(), registry, tasks);
         worker.pollThread.start();
         LOG.info("Worker {} started for group '{}' (concurrency {})", worker.workerId, worker.group,

@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What a worker's tasks waited and ran, by worker group and task type (a type this worker does not know counts as
- * {@code unknown}, so a flow cannot grow the tags) and which tasks it abandoned. The timers are looked up once per type,
- * not per task. The abandoned meters exist from the start, at 0, so an alert on them sees a worker that never needed
- * them.
+ * {@code unknown}, so a flow cannot grow the tags), which tasks it abandoned and which records it dead-lettered. The
+ * timers are looked up once per type, not per task. The abandoned and dead-letter meters exist from the start, at 0, so
+ * an alert on them sees a worker that never needed them.
  */
 final class WorkerMetrics {
     /** Bucket bounds of the queued and run time histograms: from a few milliseconds to an hour. */
@@ -34,6 +34,7 @@ final class WorkerMetrics {
     private final Map<String, Map<State, Timer>> ran = new ConcurrentHashMap<>();
     private final Counter abandoned;
     private final AtomicInteger abandonedRunning = new AtomicInteger();
+    private final Counter unreadable;
 
     WorkerMetrics(MeterRegistry registry, String group, Set<String> knownTypes) {
         this.registry = registry;
@@ -48,6 +49,7 @@ final class WorkerMetrics {
                 .tag("group", group)
                 .strongReference(true)
                 .register(registry);
+        this.unreadable = deadLetterCounter(TaskDeadLetters.UNREADABLE);
     }
 
     /** A task started on this worker {@code millis} after the executor dispatched it. */
@@ -89,6 +91,18 @@ final class WorkerMetrics {
     /** The thread of an abandoned attempt returned after all. */
     void abandonedReturned() {
         abandonedRunning.decrementAndGet();
+    }
+
+    /** A task record went to the dead-letter topic for {@code reason} (one of {@link TaskDeadLetters}' reasons). */
+    void deadLettered(String reason) {
+        (TaskDeadLetters.UNREADABLE.equals(reason) ? unreadable : deadLetterCounter(reason)).increment();
+    }
+
+    private Counter deadLetterCounter(String reason) {
+        return Counter.builder("millrace.worker.dead.letters")
+                .description("Task records this worker sent to the dead-letter topic, by why")
+                .tags("group", group, "reason", reason)
+                .register(registry);
     }
 
     private String tag(String taskType) {

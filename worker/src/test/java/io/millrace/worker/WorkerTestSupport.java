@@ -83,6 +83,16 @@ final class WorkerTestSupport {
         }
     }
 
+    /** Sends {@code values} as they are (null ones too), in order, under {@code key} to the tasks topic. */
+    static void dispatchRaw(MillraceConfig config, String key, List<byte[]> values) {
+        try (var producer = producer(config)) {
+            String topic = Topics.of(config).tasks(config.workerGroup()).name();
+            for (byte[] value : values) {
+                producer.send(new ProducerRecord<>(topic, key, value));
+            }
+        }
+    }
+
     private static KafkaProducer<String, byte[]> producer(MillraceConfig config) {
         return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
                 ProducerConfig.LINGER_MS_CONFIG, 0), new StringSerializer(), new ByteArraySerializer());
