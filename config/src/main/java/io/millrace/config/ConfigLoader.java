@@ -42,6 +42,9 @@ public final class ConfigLoader {
             Map.entry("retention", "P7D"),
             Map.entry("worker-group", "default"),
             Map.entry("worker-concurrency", "256"),
+            Map.entry("task-max-duration", "PT1H"),
+            Map.entry("jsonata-max-duration", "PT1M"),
+            Map.entry("jsonata-max-depth", "5000"),
             Map.entry("port", "8080"),
             Map.entry("management-port", "8081"),
             Map.entry("wait-timeout", "PT60S"),
@@ -143,7 +146,9 @@ public final class ConfigLoader {
                 new ApiAccess(tokens(reader), reader.positiveLong("max-request-bytes"),
                         reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests")),
                 new ExecutorLimits(reader.atLeast("max-record-bytes", 65_536), reader.positiveLong("max-decision-bytes"),
-                        reader.positive("max-task-runs"), reader.positive("max-flowable-concurrency")));
+                        reader.positive("max-task-runs"), reader.positive("max-flowable-concurrency")),
+                new WorkerLimits(reader.duration("task-max-duration"), reader.duration("jsonata-max-duration"),
+                        reader.positive("jsonata-max-depth")));
     }
 
     /**

@@ -33,7 +33,8 @@ public record MillraceConfig(
         Path dataDir,
         Map<String, String> kafka,
         ApiAccess api,
-        ExecutorLimits executorLimits) {
+        ExecutorLimits executorLimits,
+        WorkerLimits workerLimits) {
 
     public static final String EXACTLY_ONCE_V2 = "exactly_once_v2";
     public static final String AT_LEAST_ONCE = "at_least_once";
@@ -50,13 +51,15 @@ public record MillraceConfig(
     public MillraceConfig withBootstrapServers(String servers) {
         return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
-                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog, dataDir, kafka, api, executorLimits);
+                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
+                dataDir, kafka, api, executorLimits, workerLimits);
     }
 
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
-                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog, dataDir, kafka, api, executorLimits);
+                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
+                dataDir, kafka, api, executorLimits, workerLimits);
     }
 
     public boolean exactlyOnce() {

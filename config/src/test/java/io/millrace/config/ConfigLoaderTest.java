@@ -138,6 +138,23 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void shouldBoundWorkerTasksByDefaultAndReadTheirLimits() {
+        // when
+        WorkerLimits defaults = MillraceConfig.defaults().workerLimits();
+        WorkerLimits set = ConfigLoader.load(Map.of("MILLRACE_TASK_MAX_DURATION", "PT10M"),
+                Map.of("jsonata-max-duration", "PT5S", "jsonata-max-depth", "200"), null).workerLimits();
+
+        // then
+        assertThat(defaults).isEqualTo(new WorkerLimits(Duration.ofHours(1), Duration.ofMinutes(1), 5000));
+        assertThat(set).isEqualTo(new WorkerLimits(Duration.ofMinutes(10), Duration.ofSeconds(5), 200));
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("task-max-duration", "1h"), null))
+                .hasMessage("Expected task-max-duration to be a positive ISO-8601 duration such as PT30S, but got '1h'"
+                        + " (from --task-max-duration)");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("jsonata-max-depth", "0"), null))
+                .hasMessageContaining("Expected jsonata-max-depth to be a positive whole number, but got '0'");
+    }
+
+    @Test
     void shouldStopOnAMissingTokensFileOrATokenWithSpaces() {
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("auth-tokens-file", dir.resolve("none").toString()), null))
                 .isInstanceOf(ConfigException.class)

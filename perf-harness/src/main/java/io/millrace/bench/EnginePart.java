@@ -13,7 +13,7 @@ public enum EnginePart {
     EXECUTOR("executor"),
     /** The REST gateway: its HTTP threads and its read model's Kafka Streams threads. */
     GATEWAY("gateway"),
-    /** The workers: their poll and heartbeat threads and the carriers of the tasks' virtual threads. */
+    /** The workers: their poll, heartbeat and task threads. */
     WORKERS("workers"),
     /** The Kafka clients' I/O threads of every part: producers' senders, admin clients, group heartbeats. */
     CLIENTS("clients"),

@@ -9,8 +9,6 @@ import io.millrace.worker.task.RunnableTask;
 import io.millrace.worker.task.TaskInvocation;
 import io.millrace.worker.task.TaskOutcome;
 import io.millrace.worker.task.TaskRegistry;
-import io.millrace.core.execution.State;
-import io.millrace.core.execution.TaskRun;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
@@ -20,47 +18,46 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs task records, each on its own virtual thread: decodes it, finds its implementation, runs it while a
+ * Runs task records, each on a thread of {@link TaskThreads}: decodes it, finds its implementation, runs it while a
  * shared scheduler sends RUNNING heartbeats every third of its lease, then produces its final result.
  * Whatever a task throws (an {@link Error} too) becomes a FAILED result naming the task and the cause.
- * A task with a {@code timeout} that runs longer ends FAILED at its deadline: the result is sent then and the task's
- * thread is interrupted (a task that ignores interruption runs on, but its slot is freed and its result dropped).
+ * No attempt runs past its {@link Deadline}: the task's {@code timeout}, at most the worker's {@code task-max-duration}.
+ * Then it ends FAILED, its result is sent and its thread interrupted; a task that ignores interruption is abandoned
+ * (see {@link Attempt}): it runs on, but its slot is freed and its result dropped.
  * An attempt interrupted by {@link #stop()} produces nothing: the executor re-dispatches it after its lease.
+ * A record whose value is not a task record is dead-lettered ({@link TaskDeadLetters}) and its offset committed.
  */
 final class TaskRunner implements PollLoop.Starter {
     private static final Logger LOG = LoggerFactory.getLogger(TaskRunner.class);
 
     private final TaskRegistry registry;
     private final Expressions expressions;
-    private final ResultPublisher publisher;
+    private final Attempt.Services services;
     private final TaskLogs logs;
-    private final ScheduledExecutorService heartbeats;
+    private final TaskDeadLetters deadLetters;
     private final Duration defaultLease;
-    private final WorkerMetrics metrics;
-    private final ExecutorService threads = Executors.newThreadPerTaskExecutor(
-            Thread.ofVirtual().name("millrace-task-", 0).factory());
+    private final Duration taskMaxDuration;
+    private final ExecutorService threads = TaskThreads.create();
     private volatile boolean stopping;
 
-    TaskRunner(TaskRegistry registry, Expressions expressions, ResultPublisher publisher, TaskLogs logs,
-               ScheduledExecutorService heartbeats, Duration defaultLease, WorkerMetrics metrics) {
+    /**
+     * @param defaultLease the lease of a task record that carries none (heartbeats go every third of it)
+     * @param taskMaxDuration the longest any attempt runs ({@code task-max-duration})
+     */
+    TaskRunner(TaskRegistry registry, Expressions expressions, Attempt.Services services, TaskLogs logs,
+               TaskDeadLetters deadLetters, Duration defaultLease, Duration taskMaxDuration) {
         this.registry = registry;
         this.expressions = expressions;
-        this.publisher = publisher;
+        this.services = services;
         this.logs = logs;
-        this.heartbeats = heartbeats;
+        this.deadLetters = deadLetters;
         this.defaultLease = defaultLease;
-        this.metrics = metrics;
+        this.taskMaxDuration = taskMaxDuration;
     }
 
     @Override
@@ -79,15 +76,16 @@ final class TaskRunner implements PollLoop.Starter {
         try {
             task = Topics.TASK_SERDE.decode(record.value());
         } catch (RuntimeException e) {
-            // Nobody to report to without an execution id: skip it (the executor's lease covers a lost task).
-            LOG.error("Skipping the unreadable task record at {}-{}@{}", record.topic(), record.partition(),
-                    record.offset(), e);
-            slot.done(true);
+            // No execution to report to: an operator's to look at (the executor's lease covers a lost task, if any).
+            String value = record.value() == null ? "no value (null)" : record.value().length + " bytes";
+            deadLetters.send(record, TaskDeadLetters.UNREADABLE, "Unreadable task record (" + value + "): "
+                    + e.getMessage(), () -> slot.done(true));
             return;
         }
-        metrics.started(task.getTaskType(), System.currentTimeMillis() - task.getDispatchedAt().toEpochMilli());
-        var attempt = new Attempt(task, logs.attempt(task), () -> slot.done(true));
-        ScheduledFuture<?> beating = attempt.beatEvery(heartbeatPeriodMillis(task));
+        services.metrics().started(task.getTaskType(),
+                System.currentTimeMillis() - task.getDispatchedAt().toEpochMilli());
+        var attempt = new Attempt(task, logs.attempt(task), services, () -> slot.done(true));
+        attempt.beatEvery(heartbeatPeriodMillis(task));
         TaskOutcome outcome;
         Throwable thrown = null;
         try {
@@ -96,7 +94,7 @@ final class TaskRunner implements PollLoop.Starter {
             if (stopping) {
                 LOG.info("Task '{}' (execution {}, attempt {}) stopped with the worker", task.getTaskId(),
                         task.getExecutionId(), task.getAttempt());
-                attempt.abandon();
+                attempt.drop();
                 slot.done(false);
                 return;
             }
@@ -105,10 +103,7 @@ final class TaskRunner implements PollLoop.Starter {
             thrown = e;
             outcome = TaskOutcome.failed("Task '" + task.getTaskId() + "': " + describe(e));
         } finally {
-            if (beating != null) {
-                beating.cancel(false);
-            }
-            attempt.cancelDeadline();
+            attempt.returned();
         }
         if (attempt.end(outcome) && thrown != null) {
             attempt.log.log("TRACE", stackTrace(thrown));
@@ -132,13 +127,11 @@ final class TaskRunner implements PollLoop.Starter {
         attempt.log.flow(flowVariable(variables, "namespace"), flowVariable(variables, "id"),
                 Objects.toString(properties.get(TaskTypes.LOG_LEVEL), null));
         Object timeout = properties.get(TaskTypes.TIMEOUT);
-        if (timeout != null) {
-            try {
-                attempt.endAfter(Duration.parse(timeout.toString()), Thread.currentThread());
-            } catch (DateTimeParseException e) {
-                return TaskOutcome.failed("Task '" + task.getTaskId() + "': property 'timeout' is not an ISO-8601 duration "
-                        + "such as PT5M: '" + timeout + "'");
-            }
+        try {
+            attempt.endAt(Deadline.of(timeout == null ? null : Duration.parse(timeout.toString()), taskMaxDuration));
+        } catch (DateTimeParseException e) {
+            return TaskOutcome.failed("Task '" + task.getTaskId() + "': property 'timeout' is not an ISO-8601 duration "
+                    + "such as PT5M: '" + timeout + "'");
         }
         var invocation = new TaskInvocation(task.getTaskId(), task.getTaskType(), properties, variables, expressions,
                 attempt.log);
@@ -162,105 +155,5 @@ final class TaskRunner implements PollLoop.Starter {
 
     private static String describe(Throwable e) {
         return e.getClass().getSimpleName() + ": " + (e.getMessage() != null ? e.getMessage() : "(no message)");
-    }
-
-    /**
-     * One attempt's heartbeats and final result, which comes from the task or from its deadline, whichever is first.
-     * The lock orders them: once the final result is sent no heartbeat or other result follows it, and the
-     * idempotent producer keeps that order on the results topic.
-     * A lock, not {@code synchronized}, so a virtual thread blocked in send does not pin its carrier.
-     */
-    private final class Attempt {
-        private final WorkerTaskRecord task;
-        private final TaskLogs.AttemptLog log;
-        /** Frees the attempt's slot once its final result is sent. */
-        private final Runnable settled;
-        private final ReentrantLock lock = new ReentrantLock();
-        private final long startedNanos = System.nanoTime();
-        private boolean ended;
-        private ScheduledFuture<?> deadline;
-
-        Attempt(WorkerTaskRecord task, TaskLogs.AttemptLog log, Runnable settled) {
-            this.task = task;
-            this.log = log;
-            this.settled = settled;
-        }
-
-        /** The first heartbeat after one period: a task shorter than that sends none. Null once stopping. */
-        ScheduledFuture<?> beatEvery(long periodMillis) {
-            try {
-                return heartbeats.scheduleAtFixedRate(this::beat, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
-            } catch (RejectedExecutionException e) {
-                return null;
-            }
-        }
-
-        private void beat() {
-            lock.lock();
-            try {
-                if (!ended) {
-                    publisher.heartbeat(task);
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /** At {@code timeout} from now, ends the attempt FAILED and interrupts {@code runner}, if it has not ended. */
-        void endAfter(Duration timeout, Thread runner) {
-            try {
-                deadline = heartbeats.schedule(() -> timedOut(timeout, runner), timeout.toNanos(), TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException e) {
-                // stopping: the attempt is abandoned anyway
-            }
-        }
-
-        void cancelDeadline() {
-            if (deadline != null) {
-                deadline.cancel(false);
-            }
-        }
-
-        private void timedOut(Duration timeout, Thread runner) {
-            String error = "Task '" + task.getTaskId() + "': Timeout after " + timeout;
-            StackTraceElement[] at = runner.getStackTrace();
-            if (end(TaskOutcome.failed(error))) {
-                LOG.warn("{} (execution {}, attempt {}); interrupting it", error, task.getExecutionId(), task.getAttempt());
-                runner.interrupt();
-                var where = new StringBuilder("Timeout after " + timeout + "; the task was at:");
-                for (StackTraceElement frame : at) {
-                    where.append("\n\tat ").append(frame);
-                }
-                log.log("TRACE", where.toString());
-            }
-        }
-
-        /** Sends the final result unless one was sent already, a failure's error logged first; true when this call sent it. */
-        boolean end(TaskOutcome outcome) {
-            lock.lock();
-            try {
-                if (ended) {
-                    return false;
-                }
-                ended = true;
-                if (outcome.state() == State.FAILED && outcome.error() != null) {
-                    log.log("ERROR", TaskRun.ownMessage(task.getTaskId(), outcome.error()));
-                }
-                publisher.result(task, outcome.state(), outcome.outputs(), outcome.error(), settled);
-                metrics.ended(task.getTaskType(), outcome.state(), System.nanoTime() - startedNanos);
-                return true;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        void abandon() {
-            lock.lock();
-            try {
-                ended = true;
-            } finally {
-                lock.unlock();
-            }
-        }
     }
 }

@@ -26,9 +26,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A worker of one worker group: consumes {@code tasks.<group>}, runs each task on a virtual thread (at most
- * {@code workerConcurrency} at once) and produces RUNNING heartbeats and a final result per task to
- * {@code results}. Delivery is at-least-once: the executor ignores stale and duplicate results and
+ * A worker of one worker group: consumes {@code tasks.<group>}, runs each task on a thread of its own (at most
+ * {@code workerConcurrency} at once, none past {@code task-max-duration}) and produces RUNNING heartbeats and a final
+ * result per task to {@code results}. Delivery is at-least-once: the executor ignores stale and duplicate results and
  * re-dispatches attempts whose lease expired, so a lost worker costs a lease, never a task.
  */
 public final class Worker implements AutoCloseable {
@@ -47,7 +47,7 @@ public final class Worker implements AutoCloseable {
     private final KafkaMeters.Bound producerMetrics;
     private final KafkaMeters.Bound consumerMetrics;
 
-    private Worker(MillraceConfig config, String workerId, MeterRegistry registry) {
+    private Worker(MillraceConfig config, String workerId, MeterRegistry registry, TaskRegistry tasks) {
         this.workerId = workerId;
         this.group = config.workerGroup();
         Topics topics = Topics.of(config);
@@ -57,11 +57,12 @@ public final class Worker implements AutoCloseable {
                 .name("millrace-worker-heartbeats").factory());
         heartbeats.setRemoveOnCancelPolicy(true);
         try {
-            var publisher = new ResultPublisher(producer, topics.results().name(), workerId);
-            TaskRegistry tasks = TaskRegistry.standard();
-            var runner = new TaskRunner(tasks, new Expressions(), publisher,
-                    new TaskLogs(producer, topics.logs().name()), heartbeats, config.lease(),
-                    new WorkerMetrics(registry, group, tasks.types()));
+            var metrics = new WorkerMetrics(registry, group, tasks.types());
+            var services = new Attempt.Services(new ResultPublisher(producer, topics.results().name(), workerId),
+                    heartbeats, metrics);
+            var runner = new TaskRunner(tasks, new Expressions(), services, new TaskLogs(producer, topics.logs().name()),
+                    new TaskDeadLetters(producer, topics.deadLetters().name(), metrics), config.lease(),
+                    config.workerLimits().taskMaxDuration());
             // Values stay bytes until a task thread decodes them: a bad record must not break poll().
             var consumer = new KafkaConsumer<>(KafkaSettings.consumer(config, workerId), new StringDeserializer(),
                     new ByteArrayDeserializer());
@@ -91,14 +92,20 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Creates the group's tasks topic and the results and logs topics if missing, then starts consuming.
+     * Creates the group's tasks topic and the results, logs and dead-letter topics if missing, then starts consuming.
      *
      * @param registry where the worker's metrics (slots, task times, its Kafka clients') go
      */
     public static Worker start(MillraceConfig config, MeterRegistry registry) {
+        return start(config, registry, TaskRegistry.standard(config.workerLimits()));
+    }
+
+    /** @param tasks the task types this worker runs */
+    static Worker start(MillraceConfig config, MeterRegistry registry, TaskRegistry tasks) {
         Topics topics = Topics.of(config);
-        TopicAdmin.ensure(config, List.of(topics.tasks(config.workerGroup()), topics.results(), topics.logs()));
-        Worker worker = new Worker(config, newWorkerId(), registry);
+        TopicAdmin.ensure(config, List.of(topics.tasks(config.workerGroup()), topics.results(), topics.logs(),
+                topics.deadLetters()));
+        Worker worker = new Worker(config, newWorkerId(), registry, tasks);
         worker.pollThread.start();
         LOG.info("Worker {} started for group '{}' (concurrency {})", worker.workerId, worker.group,
                 config.workerConcurrency());

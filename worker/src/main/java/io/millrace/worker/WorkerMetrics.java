@@ -1,5 +1,7 @@
 package io.millrace.worker;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.millrace.core.execution.State;
@@ -8,10 +10,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What a worker's tasks waited and ran, by worker group and task type (a type this worker does not know counts as
- * {@code unknown}, so a flow cannot grow the tags). The timers are looked up once per type, not per task.
+ * {@code unknown}, so a flow cannot grow the tags), which tasks it abandoned and which records it dead-lettered. The
+ * timers are looked up once per type, not per task. The abandoned and dead-letter meters exist from the start, at 0, so
+ * an alert on them sees a worker that never needed them.
  */
 final class WorkerMetrics {
     /** Bucket bounds of the queued and run time histograms: from a few milliseconds to an hour. */
@@ -27,11 +32,24 @@ final class WorkerMetrics {
     private final Set<String> knownTypes;
     private final Map<String, Timer> queued = new ConcurrentHashMap<>();
     private final Map<String, Map<State, Timer>> ran = new ConcurrentHashMap<>();
+    private final Counter abandoned;
+    private final AtomicInteger abandonedRunning = new AtomicInteger();
+    private final Counter unreadable;
 
     WorkerMetrics(MeterRegistry registry, String group, Set<String> knownTypes) {
         this.registry = registry;
         this.group = group;
         this.knownTypes = Set.copyOf(knownTypes);
+        this.abandoned = Counter.builder("millrace.worker.tasks.abandoned")
+                .description("Attempts whose thread did not stop when interrupted at their deadline, left to run on")
+                .tag("group", group)
+                .register(registry);
+        Gauge.builder("millrace.worker.tasks.abandoned.running", abandonedRunning, AtomicInteger::get)
+                .description("Abandoned attempts whose thread still runs now (each holds a thread and may spin a core)")
+                .tag("group", group)
+                .strongReference(true)
+                .register(registry);
+        this.unreadable = deadLetterCounter(TaskDeadLetters.UNREADABLE);
     }
 
     /** A task started on this worker {@code millis} after the executor dispatched it. */
@@ -62,6 +80,29 @@ final class WorkerMetrics {
                     .register(registry));
         }
         timer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** An attempt's thread ignored its interruption; it counts as running until {@link #abandonedReturned}. */
+    void abandoned() {
+        abandoned.increment();
+        abandonedRunning.incrementAndGet();
+    }
+
+    /** The thread of an abandoned attempt returned after all. */
+    void abandonedReturned() {
+        abandonedRunning.decrementAndGet();
+    }
+
+    /** A task record went to the dead-letter topic for {@code reason} (one of {@link TaskDeadLetters}' reasons). */
+    void deadLettered(String reason) {
+        (TaskDeadLetters.UNREADABLE.equals(reason) ? unreadable : deadLetterCounter(reason)).increment();
+    }
+
+    private Counter deadLetterCounter(String reason) {
+        return Counter.builder("millrace.worker.dead.letters")
+                .description("Task records this worker sent to the dead-letter topic, by why")
+                .tags("group", group, "reason", reason)
+                .register(registry);
     }
 
     private String tag(String taskType) {

@@ -13,9 +13,11 @@ import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -37,11 +39,33 @@ final class WorkerTestSupport {
 
     /** A config with topics of its own (a fresh prefix), so tests never see each other's records. */
     static MillraceConfig config(int concurrency) {
-        return ConfigLoader.load(Map.of(), Map.of(
-                "bootstrap-servers", EmbeddedKafkaBroker.shared().bootstrapServers(),
-                "topic-prefix", "worker-test-" + UUID.randomUUID().toString().substring(0, 8) + ".",
-                "partitions", "2",
-                "worker-concurrency", Integer.toString(concurrency)), null);
+        return config(concurrency, Map.of());
+    }
+
+    /** {@link #config(int)} with other settings too. */
+    static MillraceConfig config(int concurrency, Map<String, String> settings) {
+        var all = new HashMap<>(settings);
+        all.put("bootstrap-servers", EmbeddedKafkaBroker.shared().bootstrapServers());
+        all.put("topic-prefix", "worker-test-" + UUID.randomUUID().toString().substring(0, 8) + ".");
+        all.put("partitions", "2");
+        all.put("worker-concurrency", Integer.toString(concurrency));
+        return ConfigLoader.load(Map.of(), all, null);
+    }
+
+    /** Waits until {@code condition} holds, at most {@link #TIMEOUT}. */
+    static void eventually(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("Expected " + what + " within " + TIMEOUT);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail("Interrupted while waiting for " + what);
+            }
+        }
     }
 
     static WorkerTaskRecord task(String executionId, String taskId, String type, Map<String, Object> properties,
@@ -51,14 +75,27 @@ final class WorkerTestSupport {
     }
 
     static void dispatch(MillraceConfig config, WorkerTaskRecord... tasks) {
-        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
-                ProducerConfig.LINGER_MS_CONFIG, 0);
-        try (var producer = new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
+        try (var producer = producer(config)) {
             String topic = Topics.of(config).tasks(config.workerGroup()).name();
             for (WorkerTaskRecord task : tasks) {
                 producer.send(new ProducerRecord<>(topic, task.getExecutionId(), Topics.TASK_SERDE.encode(task)));
             }
         }
+    }
+
+    /** Sends {@code values} as they are (null ones too), in order, under {@code key} to the tasks topic. */
+    static void dispatchRaw(MillraceConfig config, String key, List<byte[]> values) {
+        try (var producer = producer(config)) {
+            String topic = Topics.of(config).tasks(config.workerGroup()).name();
+            for (byte[] value : values) {
+                producer.send(new ProducerRecord<>(topic, key, value));
+            }
+        }
+    }
+
+    private static KafkaProducer<String, byte[]> producer(MillraceConfig config) {
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
+                ProducerConfig.LINGER_MS_CONFIG, 0), new StringSerializer(), new ByteArraySerializer());
     }
 
     /** Reads the whole results topic, in order within each partition (so within each execution). */

@@ -21,9 +21,10 @@ import java.util.Map;
  * {@code value}: plain JSON-compatible Java (Map, List, String, Number, Boolean, null). A JSONata "nothing"
  * result gives no {@code value} output (Kestra drops null outputs).
  * <p>
- * {@code maxDepth} (default 1000) and {@code timeout} (ISO-8601, default PT10S) bound the evaluation through
- * the library's own runtime bounds ({@code Frame.setRuntimeBounds}); an interruption is checked at every
- * evaluation step too, so a cancelled run stops promptly.
+ * {@code maxDepth} (default 1000, Kestra's) and {@code timeout} (ISO-8601, default PT10S) bound the evaluation through
+ * the library's own runtime bounds ({@code Frame.setRuntimeBounds}), each at most the worker's ceiling
+ * ({@code jsonata-max-depth}, {@code jsonata-max-duration}): a flow is user input. A run that reaches a bound fails
+ * with a message naming it. An interruption is checked at every evaluation step too, so a cancelled run stops promptly.
  */
 final class TransformValueTask implements RunnableTask {
 
@@ -36,15 +37,30 @@ final class TransformValueTask implements RunnableTask {
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
+    private final Duration maxDuration;
+    private final int maxDepth;
+
+    /**
+     * @param maxDuration the longest any evaluation runs ({@code jsonata-max-duration})
+     * @param maxDepth the deepest any evaluation nests ({@code jsonata-max-depth})
+     */
+    TransformValueTask(Duration maxDuration, int maxDepth) {
+        this.maxDuration = maxDuration;
+        this.maxDepth = maxDepth;
+    }
+
+    /** The bounds of one evaluation, each with the words that name it when it is reached. */
+    private record Bounds(Duration time, String timeName, int depth, String depthName) {
+    }
+
     @Override
     public TaskOutcome run(TaskInvocation invocation) throws TaskException, InterruptedException {
         TaskProperties props = new TaskProperties(invocation);
         Object data = data(props);
         String expression = props.requiredString("expression");
-        int maxDepth = props.positiveInt("maxDepth", DEFAULT_MAX_DEPTH);
-        Duration timeout = props.duration("timeout", DEFAULT_TIMEOUT);
+        Bounds bounds = bounds(props, invocation.properties());
 
-        Object result = evaluate(props, expression, data, maxDepth, timeout);
+        Object result = evaluate(props, expression, data, bounds);
         Object value = plain(props, result);
         Map<String, Object> outputs = new LinkedHashMap<>();
         if (value != null) {
@@ -69,7 +85,18 @@ final class TransformValueTask implements RunnableTask {
         }
     }
 
-    private static Object evaluate(TaskProperties props, String expression, Object data, int maxDepth, Duration timeout)
+    private Bounds bounds(TaskProperties props, Map<String, Object> properties) throws TaskException {
+        Duration time = props.duration("timeout", DEFAULT_TIMEOUT);
+        int depth = props.positiveInt("maxDepth", DEFAULT_MAX_DEPTH);
+        String timeName = time.compareTo(maxDuration) > 0 ? "the worker's jsonata-max-duration " + maxDuration
+                : properties.containsKey("timeout") ? "property 'timeout' " + time : "the default timeout " + time;
+        String depthName = depth > maxDepth ? "the worker's jsonata-max-depth " + maxDepth
+                : properties.containsKey("maxDepth") ? "property 'maxDepth' " + depth : "the default maxDepth " + depth;
+        return new Bounds(time.compareTo(maxDuration) > 0 ? maxDuration : time, timeName, Math.min(depth, maxDepth),
+                depthName);
+    }
+
+    private static Object evaluate(TaskProperties props, String expression, Object data, Bounds bounds)
             throws TaskException, InterruptedException {
         Jsonata jsonata;
         try {
@@ -78,7 +105,7 @@ final class TransformValueTask implements RunnableTask {
             throw props.problem("invalid JSONata expression: " + describe(e), e);
         }
         Jsonata.Frame frame = jsonata.createFrame();
-        frame.setRuntimeBounds(Math.max(1, timeout.toMillis()), maxDepth);
+        frame.setRuntimeBounds(Math.max(1, bounds.time().toMillis()), bounds.depth());
         wrapInterruption(frame);
         Object result;
         try {
@@ -87,7 +114,11 @@ final class TransformValueTask implements RunnableTask {
             // the library may wrap our Interrupted: the thread's flag is what tells a cancellation
             throwIfInterrupted();
             throw props.problem("JSONata evaluation failed: "
-                    + (e instanceof JException jsonataError ? describe(jsonataError) : e.toString()), e);
+                    + (e instanceof JException jsonataError ? describe(jsonataError) + reached(jsonataError, bounds)
+                    : e.toString()), e);
+        } catch (StackOverflowError e) {
+            throw props.problem("JSONata evaluation failed: the thread's stack ran out before " + bounds.depthName()
+                    + " was reached; a smaller maxDepth fails with a clearer message");
         }
         throwIfInterrupted();
         return result;
@@ -113,6 +144,15 @@ final class TransformValueTask implements RunnableTask {
                 bounds.callback(expr, input, environment);
             });
         }
+    }
+
+    /** Which bound the library's runaway check reached (it tells them apart by message only), if it was one. */
+    private static String reached(JException e, Bounds bounds) {
+        String message = String.valueOf(e.getMessage());
+        if (message.contains("Expression evaluation timeout")) {
+            return " (limit: " + bounds.timeName() + ")";
+        }
+        return message.contains("Stack overflow error") ? " (limit: " + bounds.depthName() + ")" : "";
     }
 
     private static String describe(JException e) {

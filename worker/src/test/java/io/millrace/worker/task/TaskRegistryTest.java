@@ -4,6 +4,7 @@ import io.millrace.core.flow.TaskTypes;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TaskRegistryTest {
 
@@ -38,5 +39,21 @@ class TaskRegistryTest {
         // when / then
         assertThat(registry.find("io.kestra.plugin.scripts.python.Script")).isEmpty();
         assertThat(registry.find(null)).isEmpty();
+    }
+
+    @Test
+    void shouldFindATypeOfItsOwnByExactlyItsNameAndRefuseAKestraType() {
+        // given
+        RunnableTask own = invocation -> TaskOutcome.success(null);
+
+        // when
+        TaskRegistry extended = registry.with("test.Own", own);
+
+        // then
+        assertThat(extended.find("test.Own")).containsSame(own);
+        assertThat(extended.find("test.own")).isEmpty();
+        assertThat(extended.find("log")).containsSame(registry.find("log").orElseThrow());
+        assertThat(registry.find("test.Own")).isEmpty();
+        assertThatThrownBy(() -> registry.with("log", own)).hasMessageContaining("'log' is a Kestra type");
     }
 }

@@ -2,6 +2,7 @@ package io.millrace.worker.task;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.millrace.config.WorkerLimits;
 import io.millrace.core.execution.State;
 import io.millrace.core.expression.Variables;
 import io.millrace.core.flow.TaskTypes;
@@ -172,7 +173,8 @@ class TransformValueTaskTest {
         TaskOutcome outcome = transform(Map.of("from", "{}", "expression", HEAVY, "timeout", "PT0.2S"));
 
         // then
-        assertThat(outcome.error()).isEqualTo("Task 't': JSONata evaluation failed: Expression evaluation timeout: Check for infinite loop");
+        assertThat(outcome.error()).isEqualTo("Task 't': JSONata evaluation failed: Expression evaluation timeout: Check for"
+                + " infinite loop (limit: property 'timeout' PT0.2S)");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
     }
 
@@ -186,8 +188,41 @@ class TransformValueTaskTest {
         TaskOutcome byDefault = transform(Map.of("from", "{}", "expression", recursion));
 
         // then
-        assertThat(bounded.error()).startsWith("Task 't': JSONata evaluation failed: Stack overflow error");
+        assertThat(bounded.error()).startsWith("Task 't': JSONata evaluation failed: Stack overflow error")
+                .endsWith("(limit: property 'maxDepth' 50)");
         assertThat(byDefault).isEqualTo(TaskOutcome.success(Map.of("value", 200)));
+    }
+
+    @Test
+    void shouldBoundTimeAndDepthByTheWorkersCeilingsWhateverTheTaskAsks() throws Exception {
+        // given: ceilings of 0.2 s and a depth of 50; a function that calls itself for ever (a tail call: no depth)
+        RunnableTask capped = TaskRegistry.standard(new WorkerLimits(Duration.ofHours(1), Duration.ofMillis(200), 50))
+                .find(TaskTypes.TRANSFORM_VALUE).orElseThrow();
+        String forever = "( $f := function($x){ $f($x) }; $f(1) )";
+        String recursion = "( $f := function($n) { $n = 0 ? 0 : 1 + $f($n - 1) }; $f(200) )";
+
+        // when
+        TaskOutcome endless = capped.execute(Invocations.of("t", TaskTypes.TRANSFORM_VALUE,
+                Map.of("from", "{}", "expression", forever, "timeout", "PT10M"), Map.of()));
+        TaskOutcome deep = capped.execute(Invocations.of("t", TaskTypes.TRANSFORM_VALUE,
+                Map.of("from", "{}", "expression", recursion, "maxDepth", 5000), Map.of()));
+
+        // then
+        assertThat(endless.error()).isEqualTo("Task 't': JSONata evaluation failed: Expression evaluation timeout: Check"
+                + " for infinite loop (limit: the worker's jsonata-max-duration PT0.2S)");
+        assertThat(deep.error()).startsWith("Task 't': JSONata evaluation failed: Stack overflow error")
+                .endsWith("(limit: the worker's jsonata-max-depth 50)");
+    }
+
+    @Test
+    void shouldFailAMapOverAGiantRangeAtTheLibrarysRangeLimit() throws Exception {
+        // when
+        TaskOutcome outcome = transform(Map.of("from", "{}",
+                "expression", "$count($map([1..100000000], function($v){ $v * 2 }))"));
+
+        // then
+        assertThat(outcome.error()).startsWith("Task 't': JSONata evaluation failed: The size of the sequence allocated"
+                + " by the range operator (..) must not exceed 1e6.");
     }
 
     @Test
