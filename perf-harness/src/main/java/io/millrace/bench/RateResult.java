@@ -22,11 +22,13 @@ package io.millrace.bench;
  * @param refused         starts due in the window that the engine refused, asking to retry later (REST: 429 or 503 with
  *                        {@code Retry-After}); not failures, and not in the latencies
  * @param unanswered      starts due in the window that got no answer at all (timed out, connection failed)
+ * @param answerP99Ms     REST starts: the 99th percentile of the time from the due start to the HTTP answer (a start,
+ *                        a refusal or an error), in milliseconds; NaN for starts through Kafka
  */
 public record RateResult(String workload, String guarantee, String settings, double offeredPerS, double achievedPerS,
         double p50Ms, double p90Ms, double p99Ms, double p999Ms, double maxMs, long failures, double floorP50Ms,
         double floorEosP50Ms, int hops, int taskRuns, CpuUse engineCpu, double engineHeapMb, double storeMb, long refused,
-        long unanswered) {
+        long unanswered, double answerP99Ms) {
 
     /**
      * The floor of the whole flow: one hop's median latency times the hops the workload needs; under exactly-once the

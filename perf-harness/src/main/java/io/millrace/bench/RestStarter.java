@@ -26,6 +26,8 @@ final class RestStarter implements Starter {
     private final Tracker tracker;
 
     private final String token;
+    /** Whether the first start without an answer was reported: the reason tells a slow engine from a slow client. */
+    private final java.util.concurrent.atomic.AtomicBoolean toldUnanswered = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** @param token a bearer token for the API (a gateway role needs one), or null */
     RestStarter(URI api, String token, Workload workload, String flowId, Tracker tracker) {
@@ -42,9 +44,13 @@ final class RestStarter implements Starter {
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
         http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((response, error) -> {
             if (error != null) {
+                if (toldUnanswered.compareAndSet(false, true)) {
+                    System.err.println("A REST start got no answer (more may follow, not reported): " + error);
+                }
                 tracker.startUnanswered(window);
                 return;
             }
+            window.recordAnswer(System.nanoTime() - dueNanos);
             if (refused(response)) {
                 tracker.startRefused(window);
                 return;

@@ -85,14 +85,13 @@ final class Sweep {
             double floorEos = plan.exactlyOnce() ? floor.exactlyOnce().percentileMs(50) : Double.NaN;
             var result = new RateResult(plan.workload().name(), plan.guarantee(), plan.settings(), rate, achieved,
                     p50, p90, p99, p999, max, failures, floor.plain().percentileMs(50), floorEos, plan.workload().hops(),
-                    plan.workload().taskRuns(), cpu, heapMb, storeMb, refused, unanswered);
+                    plan.workload().taskRuns(), cpu, heapMb, storeMb, refused, unanswered, window.answerPercentileMs(99));
             results.add(result);
             progress.accept(String.format(Locale.ROOT,
                     "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms failures %d%s"
                     + " (floor p50 %.2f ms%s, %d hops: %.1f ms)",
                     result.workload(), result.guarantee(), result.settings(), rate(rate), achieved, result.taskRunsPerS(),
-                    result.p50Ms(), result.p99Ms(), result.failures(), refused + unanswered == 0 ? ""
-                            : String.format(Locale.ROOT, " refused %d unanswered %d", refused, unanswered),
+                    result.p50Ms(), result.p99Ms(), result.failures(), startsNote(result),
                     result.floorP50Ms(),
                     plan.exactlyOnce() ? String.format(Locale.ROOT, ", plain and exactly-once hop %.2f ms", floorEos) : "",
                     result.hops(), result.flowFloorMs()));
@@ -103,6 +102,13 @@ final class Sweep {
             }
         }
         return results;
+    }
+
+    /** REST starts: how many were refused or never answered, and how long answers took. */
+    private static String startsNote(RateResult result) {
+        return Double.isNaN(result.answerP99Ms()) && result.refused() + result.unanswered() == 0 ? ""
+                : String.format(Locale.ROOT, " refused %d unanswered %d answers p99 %.1f ms", result.refused(),
+                        result.unanswered(), result.answerP99Ms());
     }
 
     /**

@@ -86,6 +86,7 @@ class RestStarterTest {
             assertThat(window.unanswered()).isEqualTo(1);
             assertThat(window.expected()).isEqualTo(3);
             assertThat(window.failuresAndMissing()).isEqualTo(3);
+            assertThat(window.answerPercentileMs(100)).as("the slowest of the five answers").isPositive();
         } finally {
             server.stop(0);
         }
