@@ -10,10 +10,14 @@ import java.util.function.Supplier;
 
 /**
  * Admission of new executions: while the executor has more commands to read than {@code max-executor-backlog}, a start
- * (REST or webhook) is refused with 503 and {@code Retry-After}, before anything is produced. Past the executor's
- * ceiling every accepted start would only wait longer behind the others, and clients that give up leave work the engine
- * still does; refusing the excess keeps what is accepted at a bounded latency and the gateway answering, as Zeebe's
- * {@code RESOURCE_EXHAUSTED} does. Reads, kills and flows are never refused.
+ * (REST or webhook) is refused with 503 and {@code Retry-After}, before anything is produced, as Zeebe answers
+ * {@code RESOURCE_EXHAUSTED}. Reads, kills and flows are never refused.
+ *
+ * <p>Why the creates: Kafka Streams reads the oldest record first, so creates queued on {@code commands} are read
+ * before the worker results that came after them. Unbounded, past the executor's ceiling, it starts every queued
+ * execution before it finishes one and its completions all but stop; bounded, at most the limit's creates are ahead of
+ * a result, completions keep their pace, and an admitted execution waits about its executor steps times the limit over
+ * the completion rate (docs/BENCHMARKS.md, "Admission at the gateway").
  *
  * <p>The count is {@link CommandBacklog}'s: the executor's lag, read every 250 ms, plus this gateway's creates sent
  * since, so a burst between two reads is refused too. While the lag cannot be read, starts are admitted.

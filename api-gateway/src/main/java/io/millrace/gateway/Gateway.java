@@ -76,7 +76,7 @@ public final class Gateway implements AutoCloseable {
      * {@code auth-tokens-file}), then requires one on every /api/v1 call and listens on every interface. Creates the
      * flows, commands, executions and logs topics if needed.
      *
-     * @param registry where the gateway's metrics (requests, waiters, its Kafka clients') go
+     * @param registry where the gateway's metrics (requests, waiters, refused starts, its Kafka clients') go
      */
     public static Gateway start(MillraceConfig config, MeterRegistry registry) {
         if (!config.api().tokensConfigured()) {
