@@ -3,6 +3,7 @@ package io.millrace.core.expression;
 import io.pebbletemplates.pebble.PebbleEngine;
 import io.pebbletemplates.pebble.cache.tag.NoOpTagCache;
 import io.pebbletemplates.pebble.error.AttributeNotFoundException;
+import io.pebbletemplates.pebble.error.ClassAccessException;
 import io.pebbletemplates.pebble.error.ParserException;
 import io.pebbletemplates.pebble.error.PebbleException;
 import io.pebbletemplates.pebble.error.RootAttributeNotFoundException;
@@ -25,9 +26,9 @@ import java.util.regex.Pattern;
  * printed as compact JSON, dates as ISO-8601, and Kestra's filters, tests and functions (see
  * {@link KestraFunctionsExtension}). Templates are loaded only from the string itself (no file or class-path
  * includes). A render is bounded in steps, time and size ({@link RenderLimits}: every loop iteration, write, filter,
- * function and jq builtin spends a per-render budget, and what a render builds is measured), and any failure while
- * parsing or evaluating, a stack overflow and a limit included, is an {@link ExpressionException}. Thread-safe; one
- * instance is meant to be shared by the whole process.
+ * function and jq builtin spends a per-render budget, and what a render builds is measured), a template may call no
+ * Java method ({@link AllowedMethods}), and any failure while parsing or evaluating, a stack overflow and a limit
+ * included, is an {@link ExpressionException}. Thread-safe; one instance is meant to be shared by the whole process.
  */
 public final class Expressions {
 
@@ -42,6 +43,7 @@ public final class Expressions {
             .newLineTrimming(false)
             .templateCache(cache)
             .tagCache(new NoOpTagCache())
+            .methodAccessValidator(new AllowedMethods())
             .registerExtensionCustomizer(BoundedExtension::new)
             .extension(new CoalescingExtension(), new BoundedExtension(new KestraFunctionsExtension()))
             .build();
@@ -131,6 +133,9 @@ public final class Expressions {
         RenderLimitException limit = RenderLimitException.causing(e);
         if (limit != null) {
             return limit.getMessage() + where;
+        }
+        if (e instanceof ClassAccessException) {
+            return "Calling a Java method is not allowed in expressions (" + e.getPebbleMessage() + ")" + where;
         }
         if (e instanceof RootAttributeNotFoundException missing) {
             return "Missing variable: '" + missing.getAttributeName() + "'" + where;

@@ -67,6 +67,31 @@ class RenderLimitsTest {
     }
 
     @Test
+    void shouldRefuseJavaMethodCalls() {
+        // when / then: Pebble calls a public method of a value's class for an attribute or a call it cannot resolve
+        for (String template : List.of("{{ s.getClass() }}", "{{ s.matches('(a+)+$') }}", "{{ s.concat(s) }}",
+                "{{ l.size() }}", "{{ l.size }}")) {
+            assertThatThrownBy(() -> expressions.render(template, Map.of("s", "text", "l", List.of(1))))
+                    .as(template)
+                    .isInstanceOf(ExpressionException.class)
+                    .hasMessageContaining("Calling a Java method is not allowed in expressions");
+        }
+        assertThatThrownBy(() -> expressions.render("{{ 'a'.repeat(1000000000) }}", Map.of()))
+                .isInstanceOf(ExpressionException.class);
+    }
+
+    @Test
+    void shouldKeepTheLoopVariablesAndMapEntries() throws Exception {
+        // given
+        Map<String, Object> vars = Map.of("m", Map.of("k", "v"), "l", List.of("x", "y"));
+
+        // when / then
+        assertThat(expressions.render("{% for e in m %}{{ e.key }}={{ e.value }}{% endfor %}", vars)).isEqualTo("k=v");
+        assertThat(expressions.render("{% for i in l %}{{ loop.index }}{{ loop.first }}{{ loop.last }}{{ loop.length }}"
+                + "{{ loop.revindex }} {% endfor %}", vars)).isEqualTo("0truefalse21 1falsetrue20 ");
+    }
+
+    @Test
     void shouldFailAStringThatDoublesPastTheStringLimit() {
         // when / then: by '~', by interpolation into a set variable, and by a macro's argument
         assertThatThrownBy(() -> expressions.render("{% set s = 'ab' %}{% for i in range(1, 40) %}{% set s = s ~ s %}"
