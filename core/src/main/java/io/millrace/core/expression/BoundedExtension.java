@@ -13,6 +13,7 @@ import io.pebbletemplates.pebble.extension.core.LastFilter;
 import io.pebbletemplates.pebble.extension.core.LengthFilter;
 import io.pebbletemplates.pebble.extension.core.RangeFunction;
 import io.pebbletemplates.pebble.extension.core.ReplaceFilter;
+import io.pebbletemplates.pebble.extension.core.SplitFilter;
 import io.pebbletemplates.pebble.extension.escaper.EscapeFilter;
 import io.pebbletemplates.pebble.operator.BinaryOperator;
 import io.pebbletemplates.pebble.tokenParser.TokenParser;
@@ -25,8 +26,9 @@ import java.util.function.Supplier;
 
 /**
  * An extension whose every part spends the render's budget and builds bounded values: filters and functions become
- * {@link BoundedFilter}s and {@link BoundedFunction}s, Pebble's filters that can multiply a text ({@code replace},
- * {@code join}, {@code format}) and its {@code range} are replaced by bounded versions, and its tags and operators by those of {@link BoundedTags} and {@link BoundedOperators}.
+ * {@link BoundedFilter}s and {@link BoundedFunction}s, Pebble's filters that can multiply a text or run a regular
+ * expression ({@code split}, {@code replace}, {@code join}, {@code format}) and its {@code range} are replaced by
+ * bounded versions, and its tags and operators by those of {@link BoundedTags} and {@link BoundedOperators}.
  * Pebble applies it to its own extensions (core, escaper, i18n) as an extension customizer, its documented way to
  * replace built-in parts; {@link Expressions} wraps ours in it.
  *
@@ -35,6 +37,7 @@ import java.util.function.Supplier;
 final class BoundedExtension extends ExtensionCustomizer {
 
     private static final Map<Class<?>, Supplier<Filter>> BOUNDED_FILTERS = Map.of(
+            SplitFilter.class, BoundedSplitFilter::new,
             ReplaceFilter.class, BoundedReplaceFilter::new,
             JoinFilter.class, BoundedJoinFilter::new,
             FormatFilter.class, BoundedFormatFilter::new);

@@ -26,9 +26,10 @@ import java.util.regex.Pattern;
  * printed as compact JSON, dates as ISO-8601, and Kestra's filters, tests and functions (see
  * {@link KestraFunctionsExtension}). Templates are loaded only from the string itself (no file or class-path
  * includes). A render is bounded in steps, time and size ({@link RenderLimits}: every loop iteration, write, filter,
- * function and jq builtin spends a per-render budget, and what a render builds is measured), a template may call no
- * Java method ({@link AllowedMethods}), and any failure while parsing or evaluating, a stack overflow and a limit
- * included, is an {@link ExpressionException}. Thread-safe; one instance is meant to be shared by the whole process.
+ * function, regular expression and jq builtin spends a per-render budget, and what a render builds is measured), a
+ * template may call no Java method ({@link AllowedMethods}), and any failure while parsing or evaluating, a stack
+ * overflow and a limit included, is an {@link ExpressionException}. Thread-safe; one instance is meant to be shared by
+ * the whole process.
  */
 public final class Expressions {
 

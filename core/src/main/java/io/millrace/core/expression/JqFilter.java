@@ -28,7 +28,8 @@ import java.util.Map;
  *
  * <p>A program spends the render's budget: a step for each call of a builtin and each evaluation of a builtin's
  * argument (so {@code until}, {@code while}, {@code limit}, {@code recurse} and the like count their rounds), for each
- * value {@code range} produces and for each value emitted; it may emit at most {@code expression-max-jq-results} values, and its input may
+ * value {@code range} produces, for each regular expression search ({@link JqRegex}, also bounded in
+ * time) and for each value emitted; it may emit at most {@code expression-max-jq-results} values, and its input may
  * print to at most {@code expression-max-string-chars} characters. A limit stops the program with a
  * {@link RenderLimitException}, which jq's {@code try} does not catch. Not counted: a program that loops over arrays
  * with operators alone, calling no builtin ({@code .[] as $a | .[] as $b | ...}); the render's time limit is read
@@ -46,6 +47,8 @@ final class JqFilter implements Filter {
 
     JqFilter() {
         BuiltinFunctionLoader.getInstance().loadFunctions(Versions.JQ_1_6, builtins);
+        builtins.addFunction("_match_impl", 3, JqRegex.MATCH);
+        builtins.addFunction("_sub_impl", 3, JqRegex.SUB);
         for (int arity = 1; arity <= 3; arity++) {
             builtins.addFunction(RANGE, arity, counted(builtins.getFunction(RANGE, arity)));
         }

@@ -11,7 +11,7 @@ import java.time.Duration;
  *
  * <p>A <em>step</em> is one unit of evaluation work: one {@code for} iteration, one macro call, one write to the
  * output, one filter or function call, one element a range produces or a filter walks, one jq builtin call or value a
- * jq program emits, and one step per 1,024 characters a filter reads.
+ * jq program emits, and one step per 1,024 characters a filter or regular expression reads.
  * Steps make the bound the same on a fast and a slow machine; the time limit catches what steps do not count.
  *
  * <p>The defaults are far above what flows need (every template of the Kestra conformance corpus renders in under
@@ -19,7 +19,8 @@ import java.time.Duration;
  * holds a thread: a million steps take a fraction of a second.
  *
  * @param maxSteps steps one render may take ({@value #MAX_STEPS}); default one million
- * @param maxTime wall time one render may take, read every 1,024 steps ({@value #MAX_TIME}); default one second: the executor's stream thread decides for
+ * @param maxTime wall time one render may take, read every 1,024 steps and by jq's
+ *     regular expressions ({@value #MAX_TIME}); default one second: the executor's stream thread decides for
  *     every execution of its partitions, and a second is long enough for any real template and short enough to keep
  *     the others moving
  * @param maxStringChars characters of one string a render builds: by {@code ~}, {@code +}, a filter, a function, a

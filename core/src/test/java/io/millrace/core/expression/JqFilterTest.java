@@ -150,6 +150,34 @@ class JqFilterTest {
     }
 
     @Test
+    @Timeout(60)
+    void shouldStopACatastrophicJqRegularExpressionAtTheTimeLimit() {
+        // given: joni takes a minute over 28 a's and a b
+        var quick = new Expressions(RenderLimits.DEFAULTS.withMaxTime(Duration.ofMillis(200)));
+        Map<String, Object> vars = Map.of("text", "a".repeat(28) + "b");
+
+        // when / then
+        assertThatThrownBy(() -> quick.render("{{ text | toJson | jq('test(\"(a+)+$\")') }}", vars))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("exceeds the render limit expression-max-time (PT0.2S)");
+    }
+
+    @Test
+    void shouldKeepJqRegularExpressions() throws Exception {
+        // given
+        Map<String, Object> vars = Map.of("text", "\"été, abcb\"");
+
+        // when
+        String rendered = expressions.render("{{ text | jq('[test(\"B\"; \"i\"), ([match(\"(?<x>b)|(c)\"; \"g\")] | map(.offset)),"
+                + " capture(\"(?<w>[a-z]+)$\"), [scan(\"[bc]\")], [splits(\", \")], sub(\"(?<x>b)\"; \"[\\(.x)]\"),"
+                + " gsub(\"b\"; \"B\"), ([match(\"(a)|(z)\").captures[] | .offset])]') }}", vars);
+
+        // then: offsets count code points
+        assertThat(rendered).isEqualTo("[[true,[6,7,8],{\"w\":\"abcb\"},[\"b\",\"c\",\"b\"],[\"été\",\"abcb\"],"
+                + "\"été, a[b]cb\",\"été, aBcB\",[5,-1]]]");
+    }
+
+    @Test
     void shouldBoundTheValuesOneJqCallEmits() {
         // when / then
         assertThatThrownBy(() -> expressions.render("{{ 1 | jq('range(100000), range(100000)') }}", Map.of()))

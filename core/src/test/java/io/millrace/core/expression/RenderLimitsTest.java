@@ -56,6 +56,17 @@ class RenderLimitsTest {
     }
 
     @Test
+    void shouldStopACatastrophicRegularExpressionAtTheStepLimit() {
+        // given: a pattern Java's matcher takes hours over on 40 characters
+        Map<String, Object> vars = Map.of("text", "a".repeat(40) + "!");
+
+        // when / then
+        assertThatThrownBy(() -> fewSteps.render("{{ text | split('(.*a){20}$') }}", vars))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("exceeds the render limit expression-max-steps (100000)");
+    }
+
+    @Test
     void shouldStopARenderAtTheTimeLimit() {
         // given: steps without end
         var quick = new Expressions(RenderLimits.DEFAULTS.withMaxSteps(Long.MAX_VALUE).withMaxTime(Duration.ofMillis(100)));
@@ -64,6 +75,13 @@ class RenderLimitsTest {
         assertThatThrownBy(() -> quick.render(NESTED_LOOPS_RUN_IF, Map.of()))
                 .isInstanceOf(ExpressionException.class)
                 .hasMessageContaining("The time this render took exceeds the render limit expression-max-time (PT0.1S)");
+    }
+
+    @Test
+    void shouldKeepSplitAJavaRegularExpression() throws Exception {
+        // when / then
+        assertThat(expressions.render("{{ 'a,b,,c' | split(',') }} {{ 'a1b22c3' | split('\\d+', 2) }}", Map.of()))
+                .isEqualTo("[\"a\",\"b\",\"\",\"c\"] [\"a\",\"b22c3\"]");
     }
 
     @Test
