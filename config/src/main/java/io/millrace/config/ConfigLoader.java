@@ -3,6 +3,7 @@ package io.millrace.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.millrace.core.expression.RenderLimits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +52,13 @@ public final class ConfigLoader {
             Map.entry("auth-tokens-file", ""),
             Map.entry("max-request-bytes", "1048576"),
             Map.entry("max-request-header-bytes", "8192"),
-            Map.entry("max-wait-requests", "1000"));
+            Map.entry("max-wait-requests", "1000"),
+            Map.entry(RenderLimits.MAX_STEPS, String.valueOf(RenderLimits.DEFAULTS.maxSteps())),
+            Map.entry(RenderLimits.MAX_TIME, RenderLimits.DEFAULTS.maxTime().toString()),
+            Map.entry(RenderLimits.MAX_STRING_CHARS, String.valueOf(RenderLimits.DEFAULTS.maxStringChars())),
+            Map.entry(RenderLimits.MAX_COLLECTION_SIZE, String.valueOf(RenderLimits.DEFAULTS.maxCollectionSize())),
+            Map.entry(RenderLimits.MAX_RENDERED_CHARS, String.valueOf(RenderLimits.DEFAULTS.maxRenderedChars())),
+            Map.entry(RenderLimits.MAX_JQ_RESULTS, String.valueOf(RenderLimits.DEFAULTS.maxJqResults())));
     private static final Set<String> KEYS = DEFAULTS.keySet();
     private static final String KAFKA_VARIABLE = "MILLRACE_KAFKA_";
     /** MILLRACE_ variables read by the launcher or handled apart, not settings. */
@@ -137,7 +144,14 @@ public final class ConfigLoader {
                 Path.of(reader.text("data-dir")),
                 kafka,
                 new ApiAccess(tokens(reader), reader.positiveLong("max-request-bytes"),
-                        reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests")));
+                        reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests")),
+                expressionLimits(reader));
+    }
+
+    private static RenderLimits expressionLimits(Reader reader) {
+        return new RenderLimits(reader.positiveLong(RenderLimits.MAX_STEPS), reader.duration(RenderLimits.MAX_TIME),
+                reader.positive(RenderLimits.MAX_STRING_CHARS), reader.positive(RenderLimits.MAX_COLLECTION_SIZE),
+                reader.positive(RenderLimits.MAX_RENDERED_CHARS), reader.positive(RenderLimits.MAX_JQ_RESULTS));
     }
 
     /**

@@ -59,7 +59,7 @@ public final class Worker implements AutoCloseable {
         try {
             var publisher = new ResultPublisher(producer, topics.results().name(), workerId);
             TaskRegistry tasks = TaskRegistry.standard();
-            var runner = new TaskRunner(tasks, new Expressions(), publisher,
+            var runner = new TaskRunner(tasks, new Expressions(config.expressionLimits()), publisher,
                     new TaskLogs(producer, topics.logs().name()), heartbeats, config.lease(),
                     new WorkerMetrics(registry, group, tasks.types()));
             // Values stay bytes until a task thread decodes them: a bad record must not break poll().
