@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.config.ConfigException;
 import io.millrace.config.MillraceConfig;
+import io.millrace.core.expression.Expressions;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import java.time.Clock;
@@ -53,7 +54,8 @@ public final class Gateway implements AutoCloseable {
             Topics topics = Topics.of(config);
             var flows = new FlowService(readModel::latestFlow, overlay, publisher, clock,
                     groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
-            var executions = new ExecutionService(flows, readModel, waiters, publisher, responses, clock);
+            var executions = new ExecutionService(flows, readModel, waiters, publisher, responses, clock,
+                    new Expressions(config.expressionLimits()));
             http = HttpApi.create(flows, executions, readModel::logs, this::problem, config.waitTimeout(), responses,
                     new GatewayMetrics(registry, waiters), config.api());
             http.start(host, config.port());

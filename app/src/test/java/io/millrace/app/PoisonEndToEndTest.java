@@ -44,6 +44,17 @@ class PoisonEndToEndTest {
                 value: "{{ outputs.make.value }}{{ outputs.make.value }}"
             """.formatted("0123456789".repeat(10));
 
+    /** A condition that loops 10^10 times: it once held a stream thread for hours. */
+    private static final String LOOPING_RUN_IF = """
+            id: looping-run-if
+            namespace: company.team
+            tasks:
+              - id: never
+                type: io.kestra.plugin.core.debug.Return
+                format: "x"
+                runIf: "{% set l = range(0,99999) %}{% for a in l %}{% for b in l %}{% endfor %}{% endfor %}true"
+            """;
+
     @TempDir
     Path stateDir;
 
@@ -55,6 +66,7 @@ class PoisonEndToEndTest {
             String api = "http://localhost:" + engine.port() + "/api/v1";
             send("POST", api + "/flows", OK, 200);
             send("POST", api + "/flows", BIG_OUTPUTS, 200);
+            send("POST", api + "/flows", LOOPING_RUN_IF, 200);
 
             // when: records that do not decode reach every topic the executor reads
             writeGarbage(config);
@@ -64,6 +76,9 @@ class PoisonEndToEndTest {
             assertThat(big.at("/state/current").asText()).isEqualTo("FAILED");
             assertThat(big.path("error").asText()).startsWith("The execution's event ExecutionCompleted would take 1600")
                     .endsWith(" bytes, more than the 1000000 a record may (max-record-bytes)");
+            JsonNode looping = send("POST", api + "/executions/company.team/looping-run-if?wait=true&timeout=PT60S", "{}", 200);
+            assertThat(looping.at("/state/current").asText()).isEqualTo("FAILED");
+            assertThat(looping.at("/taskRunList/0/error").asText()).contains("expression-max-steps (1000000)");
             assertOkRuns(api);
         }
 

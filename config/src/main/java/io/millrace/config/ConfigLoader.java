@@ -3,6 +3,7 @@ package io.millrace.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.millrace.core.expression.RenderLimits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,7 +59,13 @@ public final class ConfigLoader {
             Map.entry("max-record-bytes", "1000000"),
             Map.entry("max-decision-bytes", "67108864"),
             Map.entry("max-task-runs", "100000"),
-            Map.entry("max-flowable-concurrency", "1000"));
+            Map.entry("max-flowable-concurrency", "1000"),
+            Map.entry(RenderLimits.MAX_STEPS, String.valueOf(RenderLimits.DEFAULTS.maxSteps())),
+            Map.entry(RenderLimits.MAX_TIME, RenderLimits.DEFAULTS.maxTime().toString()),
+            Map.entry(RenderLimits.MAX_STRING_CHARS, String.valueOf(RenderLimits.DEFAULTS.maxStringChars())),
+            Map.entry(RenderLimits.MAX_COLLECTION_SIZE, String.valueOf(RenderLimits.DEFAULTS.maxCollectionSize())),
+            Map.entry(RenderLimits.MAX_RENDERED_CHARS, String.valueOf(RenderLimits.DEFAULTS.maxRenderedChars())),
+            Map.entry(RenderLimits.MAX_JQ_RESULTS, String.valueOf(RenderLimits.DEFAULTS.maxJqResults())));
     private static final Set<String> KEYS = DEFAULTS.keySet();
     private static final String KAFKA_VARIABLE = "MILLRACE_KAFKA_";
     /** MILLRACE_ variables read by the launcher or handled apart, not settings. */
@@ -148,7 +155,14 @@ public final class ConfigLoader {
                 new ExecutorLimits(reader.atLeast("max-record-bytes", 65_536), reader.positiveLong("max-decision-bytes"),
                         reader.positive("max-task-runs"), reader.positive("max-flowable-concurrency")),
                 new WorkerLimits(reader.duration("task-max-duration"), reader.duration("jsonata-max-duration"),
-                        reader.positive("jsonata-max-depth")));
+                        reader.positive("jsonata-max-depth")),
+                expressionLimits(reader));
+    }
+
+    private static RenderLimits expressionLimits(Reader reader) {
+        return new RenderLimits(reader.positiveLong(RenderLimits.MAX_STEPS), reader.duration(RenderLimits.MAX_TIME),
+                reader.positive(RenderLimits.MAX_STRING_CHARS), reader.positive(RenderLimits.MAX_COLLECTION_SIZE),
+                reader.positive(RenderLimits.MAX_RENDERED_CHARS), reader.positive(RenderLimits.MAX_JQ_RESULTS));
     }
 
     /**

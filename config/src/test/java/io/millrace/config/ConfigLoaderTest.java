@@ -3,6 +3,7 @@ package io.millrace.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.core.expression.RenderLimits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -123,6 +124,25 @@ class ConfigLoaderTest {
         // then
         assertThat(config.api().authTokens()).containsExactly("a1", "b2", "s3cret-ops", "s3cret-ci");
         assertThat(config.api().toString()).doesNotContain("s3cret").contains("4 configured");
+    }
+
+    @Test
+    void shouldBoundExpressionsByDefaultAndTakeTheExpressionSettings() {
+        // when
+        MillraceConfig defaults = MillraceConfig.defaults();
+        MillraceConfig set = ConfigLoader.load(Map.of("MILLRACE_EXPRESSION_MAX_STEPS", "5000"),
+                Map.of("expression-max-time", "PT0.25S", "expression-max-string-chars", "1000",
+                        "expression-max-collection-size", "10", "expression-max-rendered-chars", "2000",
+                        "expression-max-jq-results", "3"), null);
+
+        // then
+        assertThat(defaults.expressionLimits()).isEqualTo(RenderLimits.DEFAULTS);
+        assertThat(set.expressionLimits())
+                .isEqualTo(new RenderLimits(5_000, Duration.ofMillis(250), 1_000, 10, 2_000, 3));
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("expression-max-steps", "0"), null))
+                .hasMessageContaining("Expected expression-max-steps to be a positive whole number, but got '0'");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("expression-max-time", "1s"), null))
+                .hasMessageContaining("Expected expression-max-time to be a positive ISO-8601 duration such as PT30S");
     }
 
     @Test
