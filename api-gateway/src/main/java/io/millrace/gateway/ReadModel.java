@@ -12,71 +12,56 @@ import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.LogRecord;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
-import io.millrace.serdes.KafkaMeters;
-import org.apache.kafka.streams.KafkaStreams;
+import io.millrace.serdes.RecoveringStreams;
+import io.millrace.serdes.RecoveryPolicy;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The running read model (see {@link ReadModelTopology}): one per gateway process, shared by every
- * HTTP request. Lookups before it is RUNNING, or after it failed, answer 503.
+ * HTTP request. Lookups before it is RUNNING, or while it recovers from a failure, answer 503. It recovers by itself
+ * ({@link RecoveringStreams}): local state that no longer matches the topics (from another cluster, or older than their
+ * retention) is wiped and read again from the topics.
  */
 final class ReadModel implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(ReadModel.class);
+    private final RecoveringStreams streams;
 
-    private final KafkaStreams streams;
-    private final KafkaMeters.Bound metrics;
-    private final CountDownLatch running = new CountDownLatch(1);
-
-    private ReadModel(KafkaStreams streams, MeterRegistry registry) {
+    private ReadModel(RecoveringStreams streams) {
         this.streams = streams;
-        this.metrics = KafkaMeters.bind(registry,
-                refresh -> new KafkaStreamsMetrics(streams, List.of(), refresh, KafkaMeters.REFRESH));
     }
 
     /** @param onExecution told the execution id and encoded snapshot of every snapshot read, on the global thread */
     static ReadModel start(MillraceConfig config, Consumer<FlowRecord> onFlow, BiConsumer<String, byte[]> onExecution,
             MeterRegistry registry) {
-        var topology = ReadModelTopology.build(Topics.of(config), onFlow, onExecution);
-        var model = new ReadModel(new KafkaStreams(topology, ReadModelTopology.properties(config)), registry);
-        model.streams.setStateListener((next, previous) -> {
-            LOG.info("Gateway read model {} -> {}", previous, next);
-            if (next == KafkaStreams.State.RUNNING) {
-                model.running.countDown();
-            }
-        });
-        // The global thread cannot be replaced; the client stops and /health reports it.
-        model.streams.setUncaughtExceptionHandler(e -> {
-            LOG.error("Gateway read model failed", e);
-            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
-        model.streams.start();
-        return model;
+        Topics topics = Topics.of(config);
+        return new ReadModel(RecoveringStreams.start("gateway",
+                () -> ReadModelTopology.build(topics, onFlow, onExecution), ReadModelTopology.properties(config),
+                RecoveryPolicy.DEFAULT, registry));
     }
 
     boolean running() {
-        return streams.state() == KafkaStreams.State.RUNNING;
+        return streams.running();
     }
 
-    KafkaStreams.State state() {
-        return streams.state();
+    /** Starting, running or recovering from a failure: not stopped. */
+    boolean alive() {
+        return streams.alive();
+    }
+
+    /** What {@code /health} says when it is not running. */
+    String state() {
+        return streams.recovering() ? "recovering from a failure" : streams.state().toString();
     }
 
     boolean awaitRunning(Duration timeout) throws InterruptedException {
-        return running.await(timeout.toMillis(), TimeUnit.MILLISECONDS) && running();
+        return streams.awaitRunning(timeout);
     }
 
     /** The highest stored revision of a flow. */
@@ -159,13 +144,12 @@ final class ReadModel implements AutoCloseable {
         try {
             return lookup.get();
         } catch (InvalidStateStoreException e) {
-            throw ApiException.unavailable("The gateway's read model is not ready (" + streams.state() + "); retry shortly");
+            throw ApiException.unavailable("The gateway's read model is not ready (" + state() + "); retry shortly");
         }
     }
 
     @Override
     public void close() {
-        metrics.close();
         streams.close(Duration.ofSeconds(10));
     }
 }
