@@ -213,7 +213,9 @@ public final class RecoveringStreams implements AutoCloseable {
                 + " starts in {} ms ({} reset(s) in a row)", role, StreamsFailures.describe(lastFailure),
                 pause.toMillis(), resets.inARow());
         unbindMeters();
-        client.close(CLOSE_FAILED);
+        // leaving the group at once: the fresh client joins without waiting out the failed one's session
+        client.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                .withTimeout(CLOSE_FAILED));
         try {
             client.cleanUp();
         } catch (RuntimeException e) {
