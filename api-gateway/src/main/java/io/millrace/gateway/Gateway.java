@@ -132,6 +132,14 @@ public final class Gateway implements AutoCloseable {
         return problem() == null;
     }
 
+    /**
+     * Not stopping, and the read model starting, running or recovering from a failure by itself: nothing a restart
+     * of the process would mend ({@code /health/live}).
+     */
+    public boolean alive() {
+        return !closed && readModel != null && readModel.alive();
+    }
+
     /** Waits until {@link #ready()}; false if the timeout passed first. */
     public boolean awaitReady(Duration timeout) throws InterruptedException {
         return readModel.awaitRunning(timeout) && ready();

@@ -37,7 +37,7 @@ public final class ConfigLoader {
             Map.entry("poll-ms", "5"),
             Map.entry("commit-interval-ms", "100"),
             Map.entry("eager-commit-below-per-s", "150"),
-            Map.entry("state-dir", System.getProperty("java.io.tmpdir") + "/millrace-state"),
+            Map.entry("state-dir", ""),
             Map.entry("lease", "PT30S"),
             Map.entry("max-lost-attempts", "5"),
             Map.entry("retention", "P7D"),
@@ -138,7 +138,7 @@ public final class ConfigLoader {
                 reader.nonNegativeLong("poll-ms"),
                 reader.nonNegativeLong("commit-interval-ms"),
                 reader.nonNegative("eager-commit-below-per-s"),
-                Path.of(reader.text("state-dir")),
+                stateDir(reader),
                 reader.duration("lease"),
                 reader.positive("max-lost-attempts"),
                 reader.duration("retention"),
@@ -163,6 +163,15 @@ public final class ConfigLoader {
         return new RenderLimits(reader.positiveLong(RenderLimits.MAX_STEPS), reader.duration(RenderLimits.MAX_TIME),
                 reader.positive(RenderLimits.MAX_STRING_CHARS), reader.positive(RenderLimits.MAX_COLLECTION_SIZE),
                 reader.positive(RenderLimits.MAX_RENDERED_CHARS), reader.positive(RenderLimits.MAX_JQ_RESULTS));
+    }
+
+    /**
+     * {@code state-dir}, or {@code <data-dir>/state} when it is not set (or empty): each install keeps its Kafka Streams
+     * state beside its other data, never in a folder that two installs on one machine would share.
+     */
+    private static Path stateDir(Reader reader) {
+        String set = reader.values().get("state-dir").value();
+        return set == null || set.isBlank() ? Path.of(reader.text("data-dir")).resolve("state") : Path.of(set.trim());
     }
 
     /**

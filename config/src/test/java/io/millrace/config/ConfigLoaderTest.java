@@ -185,4 +185,24 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("max-request-header-bytes", "100"), null))
                 .hasMessageContaining("Expected max-request-header-bytes to be a whole number of 1024 or more");
     }
+
+    @Test
+    void shouldKeepTheStateUnderTheDataFolderUnlessAStateFolderIsSet() {
+        // given: nothing set, a data folder set, a state folder set, and an empty state folder
+        Path data = dir.resolve("install-a");
+
+        // when
+        MillraceConfig defaults = ConfigLoader.load(Map.of(), Map.of(), null);
+        MillraceConfig underData = ConfigLoader.load(Map.of("MILLRACE_DATA_DIR", data.toString()), Map.of(), null);
+        MillraceConfig set = ConfigLoader.load(Map.of("MILLRACE_DATA_DIR", data.toString()),
+                Map.of("state-dir", dir.resolve("elsewhere").toString()), null);
+        MillraceConfig empty = ConfigLoader.load(Map.of("MILLRACE_STATE_DIR", " "), Map.of("data-dir", data.toString()), null);
+
+        // then: never a folder every install on the machine would share
+        assertThat(defaults.stateDir()).isEqualTo(Path.of("data", "state"));
+        assertThat(underData.stateDir()).isEqualTo(data.resolve("state"));
+        assertThat(set.stateDir()).isEqualTo(dir.resolve("elsewhere"));
+        assertThat(empty.stateDir()).isEqualTo(data.resolve("state"));
+        assertThat(defaults.stateDir().toString()).doesNotContain(System.getProperty("java.io.tmpdir"));
+    }
 }
