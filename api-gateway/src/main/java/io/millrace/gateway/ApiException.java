@@ -58,6 +58,11 @@ final class ApiException extends RuntimeException {
         return new ApiException(503, message, List.of());
     }
 
+    /** 503 with a {@code Retry-After} of the given seconds. */
+    static ApiException unavailable(String message, int retryAfterSeconds) {
+        return new ApiException(503, message, List.of(), retryAfterSeconds);
+    }
+
     int status() {
         return status;
     }

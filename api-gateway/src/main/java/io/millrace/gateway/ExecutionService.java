@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Starts, kills and reads executions. Starting validates everything it can before producing the
- * command (unknown flow 404, disabled flow 409, bad inputs 400), so a command on the topic is one the executor accepts.
+ * command (unknown flow 404, disabled flow 409, bad inputs 400), so a command on the topic is one the executor accepts;
+ * then a valid start is admitted, or refused while the executor is behind ({@link Admission}: 503).
  */
 final class ExecutionService {
     private static final Logger LOG = LoggerFactory.getLogger(ExecutionService.class);
@@ -37,6 +38,7 @@ final class ExecutionService {
     private final FlowService flows;
     private final ReadModel readModel;
     private final Waiters waiters;
+    private final Admission admission;
     private final Publisher publisher;
     private final Executor executor;
     private final Clock clock;
@@ -46,20 +48,21 @@ final class ExecutionService {
      * @param executor where answers are built, never on Kafka's threads
      * @param expressions renders a webhook's inputs
      */
-    ExecutionService(FlowService flows, ReadModel readModel, Waiters waiters, Publisher publisher, Executor executor,
-            Clock clock, Expressions expressions) {
+    ExecutionService(FlowService flows, ReadModel readModel, Waiters waiters, Admission admission, Publisher publisher,
+            Executor executor, Clock clock, Expressions expressions) {
         this.flows = flows;
         this.expressions = expressions;
         this.readModel = readModel;
         this.waiters = waiters;
+        this.admission = admission;
         this.publisher = publisher;
         this.executor = executor;
         this.clock = clock;
     }
 
     /**
-     * Validates now (throwing {@link ApiException}), then produces a CreateExecution for the flow's latest
-     * revision. Without {@code wait}: 200 with the execution as CREATED once the command is acknowledged.
+     * Validates now (throwing {@link ApiException}), is admitted or refused (503 with {@code Retry-After}), then
+     * produces a CreateExecution for the flow's latest revision. Without {@code wait}: 200 with the execution as CREATED once the command is acknowledged.
      * With it: 200 with the terminal execution, or 202 with the latest known one when {@code wait} passes.
      */
     CompletableFuture<Reply> start(String namespace, String flowId, ExecutionRequest request, Optional<Duration> wait) {
@@ -129,6 +132,8 @@ final class ExecutionService {
         } catch (Inputs.InvalidInputsException e) {
             throw ApiException.badRequest("Invalid inputs for flow '" + flow.key() + "': " + e.getMessage(), e.problems());
         }
+        // after validation: a start that could never succeed is told so, not to retry
+        admission.admit();
         String id = Ids.newExecutionId();
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         var created = Execution.created(id, namespace, flowId, flow.revision(), inputs,
@@ -138,12 +143,12 @@ final class ExecutionService {
                 trigger);
 
         if (wait.isEmpty()) {
-            return publisher.publishCommand(command)
+            return admission.publish(() -> publisher.publishCommand(command))
                     .thenApplyAsync(acked -> new Reply(200, ExecutionJson.of(created, Map.of(), clock.instant())), executor);
         }
         // Registered before producing, so the terminal snapshot cannot come first.
         CompletableFuture<ExecutionSnapshot> terminal = waiters.register(id, wait.get());
-        return publisher.publishCommand(command)
+        return admission.publish(() -> publisher.publishCommand(command))
                 .whenComplete((acked, failure) -> {
                     if (failure != null) {
                         terminal.cancel(false);

@@ -36,6 +36,7 @@ public final class Gateway implements AutoCloseable {
     private final ExecutorService responses = Executors.newVirtualThreadPerTaskExecutor();
     private final Publisher publisher;
     private final String host;
+    private Admission admission;
     private ReadModel readModel;
     private AutoCloseable publisherMetrics;
     private Javalin http;
@@ -54,7 +55,8 @@ public final class Gateway implements AutoCloseable {
             Topics topics = Topics.of(config);
             var flows = new FlowService(readModel::latestFlow, overlay, publisher, clock,
                     groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
-            var executions = new ExecutionService(flows, readModel, waiters, publisher, responses, clock,
+            admission = Admission.of(config, registry);
+            var executions = new ExecutionService(flows, readModel, waiters, admission, publisher, responses, clock,
                     new Expressions(config.expressionLimits()));
             http = HttpApi.create(flows, executions, readModel::logs, this::problem, config.waitTimeout(), responses,
                     new GatewayMetrics(registry, waiters), config.api());
@@ -156,7 +158,7 @@ public final class Gateway implements AutoCloseable {
         return readModel.running() ? null : "The read model is " + readModel.state() + ", not RUNNING";
     }
 
-    /** Answers pending waits with 503, then stops HTTP, the read model and the producer. Idempotent. */
+    /** Answers pending waits with 503, then stops HTTP, the read model, the backlog's reading and the producer. Idempotent. */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -169,6 +171,9 @@ public final class Gateway implements AutoCloseable {
         }
         if (readModel != null) {
             readModel.close();
+        }
+        if (admission != null) {
+            admission.close();
         }
         if (publisherMetrics != null) {
             try {

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * {@code details} when there are several problems), never a stack trace or an exception's text: an unexpected failure
  * answers 500 with an error id that the log has beside the stack trace. With bearer tokens configured, every call
  * under /api/v1 but a webhook's needs {@code Authorization: Bearer <token>} (else 401). Bodies, headers and waiters
- * are bounded ({@link ApiAccess}: 413, 431, 429).
+ * are bounded ({@link ApiAccess}: 413, 431, 429), and starts are refused while the executor is behind
+ * ({@link Admission}: 503 with {@code Retry-After}).
  *
  * <pre>
  * GET  /health                                   200 {"status":"UP"} | 503
@@ -39,8 +40,10 @@ import org.slf4j.LoggerFactory;
  * DELETE /api/v1/flows/{namespace}/{id}          204 | 404   (a revision that deletes it; its triggers stop)
  * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra)
  * POST /api/v1/executions/{namespace}/{flowId}   200 | 202 (wait timed out) | 400 | 404 | 409 (flow disabled)
+ *                                                | 429 (waiters) | 503 (executor backlog)
  * GET|POST|PUT /api/v1/executions/webhook/{namespace}/{flowId}/{key}
  *                                                200 | 202 | 404 (flow or key) | 409 | 422 (inputs did not render)
+ *                                                | 429 | 503
  * GET  /api/v1/executions/search                200 {results, total} | 400   (see ExecutionSearch)
  * GET  /api/v1/executions/{id}                   200 | 404
  * GET  /api/v1/logs/{executionId}                200 [entries] | 400   (see LogJson; /download as text)

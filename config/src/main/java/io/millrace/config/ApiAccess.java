@@ -11,8 +11,11 @@ import java.util.List;
  * @param maxRequestHeaderBytes the largest request line and headers together ({@code max-request-header-bytes})
  * @param maxWaitRequests the most requests waiting for an execution's end at once, {@code ?wait=true} and webhook
  *     waits together ({@code max-wait-requests})
+ * @param maxExecutorBacklog the most commands the executor may have to read for a new execution to be admitted
+ *     ({@code max-executor-backlog}); 0: every start is admitted
  */
-public record ApiAccess(List<String> authTokens, long maxRequestBytes, int maxRequestHeaderBytes, int maxWaitRequests) {
+public record ApiAccess(List<String> authTokens, long maxRequestBytes, int maxRequestHeaderBytes, int maxWaitRequests,
+        long maxExecutorBacklog) {
     public ApiAccess {
         authTokens = List.copyOf(authTokens);
     }
@@ -25,6 +28,6 @@ public record ApiAccess(List<String> authTokens, long maxRequestBytes, int maxRe
     @Override
     public String toString() {
         return "ApiAccess[authTokens=" + authTokens.size() + " configured, maxRequestBytes=" + maxRequestBytes
-                + ", maxRequestHeaderBytes=" + maxRequestHeaderBytes + ", maxWaitRequests=" + maxWaitRequests + "]";
+                + ", maxRequestHeaderBytes=" + maxRequestHeaderBytes + ", maxWaitRequests=" + maxWaitRequests + ", maxExecutorBacklog=" + maxExecutorBacklog + "]";
     }
 }

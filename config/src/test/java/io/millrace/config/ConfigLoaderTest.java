@@ -155,6 +155,19 @@ class ConfigLoaderTest {
         assertThat(api.maxRequestBytes()).isEqualTo(1024 * 1024);
         assertThat(api.maxRequestHeaderBytes()).isEqualTo(8192);
         assertThat(api.maxWaitRequests()).isEqualTo(1000);
+        assertThat(api.maxExecutorBacklog()).isEqualTo(2000);
+    }
+
+    @Test
+    void shouldReadTheExecutorBacklogAStartMayFindAndAllowZero() {
+        // when
+        long set = ConfigLoader.load(Map.of("MILLRACE_MAX_EXECUTOR_BACKLOG", "0"), Map.of(), null).api().maxExecutorBacklog();
+
+        // then
+        assertThat(set).isZero();
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("max-executor-backlog", "-1"), null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("max-executor-backlog");
     }
 
     @Test

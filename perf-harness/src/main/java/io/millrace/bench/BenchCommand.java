@@ -177,6 +177,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        keepIdleConnectionsLessThanTheGateway();
         List<Setting> settings = settings();
         if (bootstrapServers != null && settings.size() > 1) {
             throw new CommandLine.ParameterException(new CommandLine(this),
@@ -346,6 +347,18 @@ public final class BenchCommand implements Callable<Integer> {
             return Sweep.run(plan, engine, line -> System.out.println("  " + line));
         } finally {
             floor.delete();
+        }
+    }
+
+    /**
+     * The JDK's HTTP client keeps an idle connection 30 s, as long as the gateway's Jetty does: a start sent on one
+     * that Jetty is closing fails without an answer ("header parser received no bytes"), a race of the two, not an
+     * engine that stopped answering. Reused for 10 s at most, connections are closed by this side first. Read once, when
+     * the JDK's client class loads, so set before any client is built (unless the user set it).
+     */
+    private static void keepIdleConnectionsLessThanTheGateway() {
+        if (System.getProperty("jdk.httpclient.keepalive.timeout") == null) {
+            System.setProperty("jdk.httpclient.keepalive.timeout", "10");
         }
     }
 

@@ -4,14 +4,19 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Latencies of the executions due in one measurement window, in an HdrHistogram (microsecond resolution,
- * three significant digits), with the count of failures. Recorded by one thread at a time.
+ * three significant digits), with the count of failures, and of the starts the engine refused or never answered (which
+ * no execution follows). Recorded by one thread at a time.
  */
 public final class LatencyWindow {
     private static final long MAX_MICROS = 3_600_000_000L;
 
     private final Histogram histogram = new Histogram(MAX_MICROS, 3);
+    /** REST starts only: from the due time to the HTTP answer, whatever it said. */
+    private final Histogram answers = new Histogram(MAX_MICROS, 3);
     private long failures;
     private long expected;
+    private long refused;
+    private long unanswered;
 
     /** An execution of this window ended in SUCCESS, {@code nanos} after it was due. */
     public synchronized void recordSuccess(long nanos) {
@@ -21,6 +26,34 @@ public final class LatencyWindow {
     /** An execution of this window ended in a state other than SUCCESS. */
     public synchronized void recordFailure() {
         failures++;
+    }
+
+    /** A REST start was answered (started, refused or failed) {@code nanos} after it was due. */
+    public synchronized void recordAnswer(long nanos) {
+        answers.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1_000)));
+    }
+
+    /** The time to a REST start's answer at a percentile (0..100) in milliseconds; NaN when none was answered. */
+    public synchronized double answerPercentileMs(double percentile) {
+        return answers.getTotalCount() == 0 ? Double.NaN : answers.getValueAtPercentile(percentile) / 1_000.0;
+    }
+
+    /** A start the engine turned away, asking to retry later (no execution follows): counted apart from failures. */
+    public synchronized void recordRefused() {
+        refused++;
+    }
+
+    /** A start that got no answer at all (a timeout, a connection closed or refused): counted apart from failures. */
+    public synchronized void recordUnanswered() {
+        unanswered++;
+    }
+
+    public synchronized long refused() {
+        return refused;
+    }
+
+    public synchronized long unanswered() {
+        return unanswered;
     }
 
     /** One more execution belongs to this window. */

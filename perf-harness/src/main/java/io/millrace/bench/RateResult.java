@@ -19,10 +19,16 @@ package io.millrace.bench;
  * @param engineCpu       CPU of the engine processes over the second half of the window, in total and per part
  * @param engineHeapMb    live heap of the engine processes after the window, in MiB; NaN when unknown
  * @param storeMb         size on disk of the engine's state directories after the window, in MiB; NaN when unknown
+ * @param refused         starts due in the window that the engine refused, asking to retry later (REST: 429 or 503 with
+ *                        {@code Retry-After}); not failures, and not in the latencies
+ * @param unanswered      starts due in the window that got no answer at all (timed out, connection failed)
+ * @param answerP99Ms     REST starts: the 99th percentile of the time from the due start to the HTTP answer (a start,
+ *                        a refusal or an error), in milliseconds; NaN for starts through Kafka
  */
 public record RateResult(String workload, String guarantee, String settings, double offeredPerS, double achievedPerS,
         double p50Ms, double p90Ms, double p99Ms, double p999Ms, double maxMs, long failures, double floorP50Ms,
-        double floorEosP50Ms, int hops, int taskRuns, CpuUse engineCpu, double engineHeapMb, double storeMb) {
+        double floorEosP50Ms, int hops, int taskRuns, CpuUse engineCpu, double engineHeapMb, double storeMb, long refused,
+        long unanswered, double answerP99Ms) {
 
     /**
      * The floor of the whole flow: one hop's median latency times the hops the workload needs; under exactly-once the
@@ -43,8 +49,8 @@ public record RateResult(String workload, String guarantee, String settings, dou
         return engineCpu.totalPct();
     }
 
-    /** Whether completions kept up with the offered rate and nothing failed. */
+    /** Whether completions kept up with the offered rate and every start was accepted, answered and succeeded. */
     public boolean keptUp() {
-        return failures == 0 && achievedPerS >= offeredPerS * 0.95;
+        return failures == 0 && refused == 0 && unanswered == 0 && achievedPerS >= offeredPerS * 0.95;
     }
 }

@@ -10,8 +10,14 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
-/** Starts executions through the gateway ({@code POST /api/v1/executions/{namespace}/{flowId}}), without waiting. */
+/**
+ * Starts executions through the gateway ({@code POST /api/v1/executions/{namespace}/{flowId}}), without waiting. An
+ * answer is a start (200 with the execution's id), a refusal (429 or 503 with {@code Retry-After}: the gateway shed the
+ * start, e.g. over {@code max-executor-backlog}), or a failed start (any other answer); a request that gets no answer
+ * within {@link #TIMEOUT} (or whose connection fails) is unanswered.
+ */
 final class RestStarter implements Starter {
+    static final Duration TIMEOUT = Duration.ofSeconds(30);
     private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(threads)
             .connectTimeout(Duration.ofSeconds(10)).build();
@@ -20,6 +26,8 @@ final class RestStarter implements Starter {
     private final Tracker tracker;
 
     private final String token;
+    /** Whether the first start without an answer was reported: the reason tells a slow engine from a slow client. */
+    private final java.util.concurrent.atomic.AtomicBoolean toldUnanswered = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** @param token a bearer token for the API (a gateway role needs one), or null */
     RestStarter(URI api, String token, Workload workload, String flowId, Tracker tracker) {
@@ -32,16 +40,34 @@ final class RestStarter implements Starter {
     @Override
     public void start(long n, long dueNanos, LatencyWindow window) {
         String body = Json.write(Map.of("inputs", workload.inputs(n)));
-        var request = authorized(HttpRequest.newBuilder(uri), token).timeout(Duration.ofSeconds(30))
+        var request = authorized(HttpRequest.newBuilder(uri), token).timeout(TIMEOUT)
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
         http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((response, error) -> {
-            Object id = error == null ? executionId(response) : null;
+            if (error != null) {
+                if (toldUnanswered.compareAndSet(false, true)) {
+                    System.err.println("A REST start got no answer (more may follow, not reported): " + error);
+                }
+                tracker.startUnanswered(window);
+                return;
+            }
+            window.recordAnswer(System.nanoTime() - dueNanos);
+            if (refused(response)) {
+                tracker.startRefused(window);
+                return;
+            }
+            Object id = executionId(response);
             if (id == null) {
                 tracker.startFailed(window);
             } else {
                 tracker.started(id.toString(), dueNanos, window);
             }
         });
+    }
+
+    /** 429 or 503 with {@code Retry-After}: turned away, to be tried again later. */
+    static boolean refused(HttpResponse<?> response) {
+        return (response.statusCode() == 429 || response.statusCode() == 503)
+                && response.headers().firstValue("Retry-After").isPresent();
     }
 
     /** The new execution's id from a 200 answer; null for any other answer. */

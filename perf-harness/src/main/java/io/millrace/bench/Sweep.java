@@ -77,27 +77,38 @@ final class Sweep {
             double p999 = window.percentileMs(99.9);
             double max = window.maxMs();
             long failures = window.failuresAndMissing();
+            long refused = window.refused();
+            long unanswered = window.unanswered();
             double heapMb = engine.probe().liveHeapMb();
             double storeMb = engine.storeMb();
             FloorProbe.Floor floor = engine.floor().measure(rate, plan.floorDuration(), plan.exactlyOnce());
             double floorEos = plan.exactlyOnce() ? floor.exactlyOnce().percentileMs(50) : Double.NaN;
             var result = new RateResult(plan.workload().name(), plan.guarantee(), plan.settings(), rate, achieved,
                     p50, p90, p99, p999, max, failures, floor.plain().percentileMs(50), floorEos, plan.workload().hops(),
-                    plan.workload().taskRuns(), cpu, heapMb, storeMb);
+                    plan.workload().taskRuns(), cpu, heapMb, storeMb, refused, unanswered, window.answerPercentileMs(99));
             results.add(result);
             progress.accept(String.format(Locale.ROOT,
-                    "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms failures %d"
+                    "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms failures %d%s"
                     + " (floor p50 %.2f ms%s, %d hops: %.1f ms)",
                     result.workload(), result.guarantee(), result.settings(), rate(rate), achieved, result.taskRunsPerS(),
-                    result.p50Ms(), result.p99Ms(), result.failures(), result.floorP50Ms(),
+                    result.p50Ms(), result.p99Ms(), result.failures(), startsNote(result),
+                    result.floorP50Ms(),
                     plan.exactlyOnce() ? String.format(Locale.ROOT, ", plain and exactly-once hop %.2f ms", floorEos) : "",
                     result.hops(), result.flowFloorMs()));
             if (!result.keptUp()) {
-                progress.accept("completions fell behind at " + rate(rate) + "/s: sweep stops");
+                progress.accept((refused > 0 ? "starts were refused" : "completions fell behind") + " at " + rate(rate)
+                        + "/s: sweep stops");
                 break;
             }
         }
         return results;
+    }
+
+    /** REST starts: how many were refused or never answered, and how long answers took. */
+    private static String startsNote(RateResult result) {
+        return Double.isNaN(result.answerP99Ms()) && result.refused() + result.unanswered() == 0 ? ""
+                : String.format(Locale.ROOT, " refused %d unanswered %d answers p99 %.1f ms", result.refused(),
+                        result.unanswered(), result.answerP99Ms());
     }
 
     /**

@@ -32,10 +32,20 @@ final class Tracker {
         }
     }
 
-    /** A start that never reached the engine: counted as a failure of its window. */
+    /** A start that never reached the engine, or that it answered with an error: counted as a failure of its window. */
     void startFailed(LatencyWindow window) {
         window.expectOne();
         window.recordFailure();
+    }
+
+    /** A start the engine refused, asking to retry later (shed load): no execution to wait for, and no failure. */
+    void startRefused(LatencyWindow window) {
+        window.recordRefused();
+    }
+
+    /** A start that got no answer (timed out, connection closed): no execution to wait for, counted apart. */
+    void startUnanswered(LatencyWindow window) {
+        window.recordUnanswered();
     }
 
     /** A terminal snapshot of {@code executionId} was observed at {@code atNanos}. */

@@ -59,6 +59,21 @@ class TrackerTest {
     }
 
     @Test
+    void shouldCountRefusedAndUnansweredStartsApartFromFailures() {
+        // when: a start refused (503 with Retry-After), one never answered, one that succeeded
+        tracker.startRefused(window);
+        tracker.startUnanswered(window);
+        tracker.started("e1", 0, window);
+        tracker.ended("e1", 1_000_000, true);
+
+        // then: nothing is waited for, nothing failed
+        assertThat(window.refused()).isEqualTo(1);
+        assertThat(window.unanswered()).isEqualTo(1);
+        assertThat(window.failuresAndMissing()).isZero();
+        assertThat(window.expected()).isEqualTo(1);
+    }
+
+    @Test
     void shouldForgetEndsNobodyClaimed() {
         // given
         tracker.ended("foreign", 0, true);

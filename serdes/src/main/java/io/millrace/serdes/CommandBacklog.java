@@ -1,0 +1,136 @@
+package io.millrace.serdes;
+
+import io.millrace.config.MillraceConfig;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The commands the executor has not read yet, as one process counts them: the executor's lag on the commands topic,
+ * read every {@link #EVERY}, plus the creates this process sent since that Kafka did not have when the read began (so a
+ * burst between two reads counts at once). The triggers pace their reading by it and the gateway admits starts by it:
+ * both the same count, each against its own limit.
+ *
+ * <p>A read that fails keeps the last count; once the lag could not be read for {@link #BLIND_AFTER}, the count is
+ * unknown ({@link #commands()} empty) until a read succeeds again, and whoever uses it lets everything through: a
+ * backlog that cannot be seen (an admin client without rights to describe the executor's group, a broker that does
+ * not answer) must not stop the engine. That is logged once, and so is the first read that succeeds again.
+ */
+public final class CommandBacklog implements AutoCloseable {
+    public static final Duration EVERY = Duration.ofMillis(250);
+    public static final Duration BLIND_AFTER = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(CommandBacklog.class);
+
+    /** One reading of the executor's lag on the commands topic. */
+    public interface Lag extends AutoCloseable {
+        long read() throws Exception;
+
+        @Override
+        default void close() {
+        }
+    }
+
+    private final Lag lag;
+    private final LongSupplier nanoTime;
+    private final String whenBlind;
+    /** Creates sent, and of those the ones settled (in Kafka, or failed), since the start. */
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong settled = new AtomicLong();
+    /** The last read: commands unread, and the creates settled before it began (which it counted). */
+    private volatile long waiting;
+    private volatile long counted;
+    private volatile boolean blind;
+    private volatile boolean closed;
+    /** When reads began to fail; read and written by the reading thread only. */
+    private long failingSince;
+    private boolean failing;
+    private Thread thread;
+
+    /**
+     * A backlog read only when {@link #refresh()} is called; {@link #watch} reads it in a thread of its own.
+     *
+     * @param whenBlind what the owner does while the count is unknown, for the log ("starts are admitted")
+     */
+    public CommandBacklog(Lag lag, LongSupplier nanoTime, String whenBlind) {
+        this.lag = lag;
+        this.nanoTime = nanoTime;
+        this.whenBlind = whenBlind;
+    }
+
+    /**
+     * The executor's backlog on the cluster {@code config} names, read every {@link #EVERY} by a daemon thread named
+     * {@code threadName} until {@link #close()}.
+     */
+    public static CommandBacklog watch(MillraceConfig config, String threadName, String whenBlind) {
+        var backlog = new CommandBacklog(new CommandLag(config), System::nanoTime, whenBlind);
+        backlog.thread = Thread.ofPlatform().daemon().name(threadName).start(backlog::readEvery);
+        return backlog;
+    }
+
+    /** Commands the executor has yet to read, this process's creates on their way included; empty while unknown. */
+    public OptionalLong commands() {
+        return blind ? OptionalLong.empty() : OptionalLong.of(Math.max(0, waiting + sent.get() - counted));
+    }
+
+    /** Creates handed to a producer: they count until {@link #settled} and the next read that began after. */
+    public void sent(int creates) {
+        sent.addAndGet(creates);
+    }
+
+    /** Creates Kafka acknowledged, or whose send failed (a failed one is read again and sent again later, or never). */
+    public void settled(int creates) {
+        settled.addAndGet(creates);
+    }
+
+    /** Reads the lag once; on failure keeps the last count, until {@link #BLIND_AFTER} of failures. */
+    public void refresh() {
+        try {
+            long before = settled.get();
+            waiting = lag.read();
+            counted = before;
+            failing = false;
+            if (blind) {
+                LOG.info("The executor's backlog is read again");
+                blind = false;
+            }
+        } catch (Exception e) {
+            if (closed) {
+                return;
+            }
+            long now = nanoTime.getAsLong();
+            if (!failing) {
+                failing = true;
+                failingSince = now;
+            }
+            if (!blind && now - failingSince >= BLIND_AFTER.toNanos()) {
+                LOG.warn("The executor's backlog could not be read for {}; {} until it can: {}", BLIND_AFTER, whenBlind,
+                        e.toString());
+                blind = true;
+            }
+            LOG.debug("The executor's backlog could not be read: {}", e.toString());
+        }
+    }
+
+    private void readEvery() {
+        while (!closed) {
+            refresh();
+            try {
+                Thread.sleep(EVERY);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (thread != null) {
+            thread.interrupt();
+        }
+        lag.close();
+    }
+}

@@ -1,0 +1,55 @@
+package io.millrace.serdes;
+
+import io.millrace.config.MillraceConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The executor's consumer lag on the commands topic, read through an admin client: the end offsets of every partition
+ * less the executor group's committed offsets (a partition it never committed counts from 0, where a new executor
+ * starts). Under exactly-once the group commits with each transaction, so the lag trails the executor by at most its
+ * commit interval; it counts transaction markers too, a few a commit.
+ */
+final class CommandLag implements CommandBacklog.Lag {
+    private static final long TIMEOUT_SECONDS = 5;
+
+    private final Admin admin;
+    private final String topic;
+    private final String executorGroup;
+
+    CommandLag(MillraceConfig config) {
+        this.admin = Admin.create(TopicAdmin.adminProperties(config));
+        this.topic = Topics.of(config).commands().name();
+        this.executorGroup = Topics.executorApplicationId(config);
+    }
+
+    @Override
+    public long read() throws Exception {
+        List<TopicPartition> partitions = admin.describeTopics(List.of(topic)).allTopicNames()
+                .get(TIMEOUT_SECONDS, TimeUnit.SECONDS).get(topic).partitions().stream()
+                .map(p -> new TopicPartition(topic, p.partition())).toList();
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(partitions.stream()
+                .collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()))).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(executorGroup)
+                .partitionsToOffsetAndMetadata().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        long total = 0;
+        for (TopicPartition partition : partitions) {
+            OffsetAndMetadata read = committed.get(partition);
+            total += Math.max(0, ends.get(partition).offset() - (read == null ? 0 : read.offset()));
+        }
+        return total;
+    }
+
+    @Override
+    public void close() {
+        admin.close(Duration.ofSeconds(5));
+    }
+}
