@@ -33,7 +33,7 @@ ENV MILLRACE_JAR=/opt/millrace/lib/millrace.jar \
     PATH=/opt/millrace/bin:$PATH
 
 USER 10001:10001
-# Relative paths (standalone's data-dir "data") land here; the state-dir default is under /tmp.
+# Relative paths land here: the data-dir "data", and the state-dir default under it (data/state).
 WORKDIR /var/lib/millrace
 # 8080: the gateway's REST API; 8081: the management port (/metrics, /health).
 EXPOSE 8080 8081

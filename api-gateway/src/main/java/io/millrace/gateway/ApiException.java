@@ -49,6 +49,11 @@ final class ApiException extends RuntimeException {
         return new ApiException(409, message, List.of());
     }
 
+    /** 500 for a failure the gateway has already logged, with a message that tells the caller no internals. */
+    static ApiException internal(String message) {
+        return new ApiException(500, message, List.of());
+    }
+
     static ApiException unavailable(String message) {
         return new ApiException(503, message, List.of());
     }

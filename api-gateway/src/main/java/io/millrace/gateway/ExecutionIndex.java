@@ -1,7 +1,6 @@
 package io.millrace.gateway;
 
 import io.millrace.serdes.Json;
-import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.AvroSerde;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.ExecutionSnapshot;
@@ -18,6 +17,8 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.message.BinaryMessageDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.function.Predicate;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -60,19 +61,23 @@ final class ExecutionIndex {
     }
 
     /**
-     * Indexes an execution's snapshot (run snapshots and undecodable ones are not indexed). Only a snapshot that changes
-     * its summary (a new execution, a new state) writes: most snapshots of a running execution change only its runs.
+     * The summary of an execution's snapshot (not a run snapshot's), decoding only the fields it needs.
+     *
+     * @throws SerializationException when the snapshot does not decode
      */
-    static void put(KeyValueStore<String, byte[]> store, String key, byte[] snapshot) {
-        if (SnapshotKeys.isRun(key)) {
-            return;
-        }
-        Summary summary;
+    static Summary summary(byte[] snapshot) {
         try {
-            summary = summary((GenericRecord) SUMMARIES.decode(snapshot).get("execution"));
+            return summary((GenericRecord) SUMMARIES.decode(snapshot).get("execution"));
         } catch (IOException | RuntimeException e) {
-            return;
+            throw new SerializationException("Unable to decode an execution snapshot: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Indexes an execution's snapshot by its summary. Only a snapshot that changes its summary (a new execution, a new
+     * state) writes: most snapshots of a running execution change only its runs.
+     */
+    static void put(KeyValueStore<String, byte[]> store, String key, Summary summary) {
         byte[] value = Json.write(summary).getBytes(StandardCharsets.UTF_8);
         if (java.util.Arrays.equals(value, store.get(BY_ID + key))) {
             return;
@@ -83,23 +88,40 @@ final class ExecutionIndex {
         store.put(BY_TIME + order(start) + "/" + key, value);
     }
 
-    /** Drops an execution's entries, after its snapshot's tombstone. */
+    /**
+     * Drops an execution's entries, after its snapshot's tombstone. An entry that does not read is dropped alone (the
+     * others cannot be found without it; a search skips them, as their execution is gone).
+     *
+     * @throws SerializationException when the execution's entry did not read (after dropping it)
+     */
     static void delete(KeyValueStore<String, byte[]> store, String key) {
         byte[] known = store.get(BY_ID + key);
         if (known == null) {
             return;
         }
+        store.delete(BY_ID + key);
         Summary summary = read(known);
         store.delete(BY_FLOW + summary.namespace() + "/" + summary.flowId() + "/" + order(summary.start()) + "/" + key);
         store.delete(BY_TIME + order(summary.start()) + "/" + key);
-        store.delete(BY_ID + key);
     }
 
-    /** The summaries under a prefix, in key order (newest first), until {@code visit} answers false. */
-    static void scan(ReadOnlyKeyValueStore<String, byte[]> store, String prefix, java.util.function.Predicate<Summary> visit) {
+    /**
+     * The summaries under a prefix, in key order (newest first), until {@code visit} answers false. An entry that does
+     * not read is told to {@code undecodable} and skipped.
+     */
+    static void scan(ReadOnlyKeyValueStore<String, byte[]> store, String prefix, Predicate<Summary> visit,
+            Undecodable undecodable) {
         try (KeyValueIterator<String, byte[]> entries = store.range(prefix, prefix + Character.MAX_VALUE)) {
             while (entries.hasNext()) {
-                if (!visit.test(read(entries.next().value))) {
+                var entry = entries.next();
+                Summary summary;
+                try {
+                    summary = read(entry.value);
+                } catch (SerializationException e) {
+                    undecodable.skipped(Undecodable.Kind.INDEX, entry.key, e);
+                    continue;
+                }
+                if (!visit.test(summary)) {
                     return;
                 }
             }
@@ -129,8 +151,9 @@ final class ExecutionIndex {
     private static Summary read(byte[] value) {
         try {
             return Json.MAPPER.readValue(value, Summary.class);
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("Expected an execution summary in the index, but it does not read", e);
+        } catch (IOException | RuntimeException e) {
+            throw new SerializationException("Expected an execution summary in the index, but it does not read: "
+                    + e.getMessage(), e);
         }
     }
 }

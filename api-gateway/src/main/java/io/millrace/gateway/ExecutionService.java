@@ -42,12 +42,16 @@ final class ExecutionService {
     private final Publisher publisher;
     private final Executor executor;
     private final Clock clock;
-    private final Expressions expressions = new Expressions();
+    private final Expressions expressions;
 
-    /** @param executor where answers are built, never on Kafka's threads */
+    /**
+     * @param executor where answers are built, never on Kafka's threads
+     * @param expressions renders a webhook's inputs
+     */
     ExecutionService(FlowService flows, ReadModel readModel, Waiters waiters, Admission admission, Publisher publisher,
-            Executor executor, Clock clock) {
+            Executor executor, Clock clock, Expressions expressions) {
         this.flows = flows;
+        this.expressions = expressions;
         this.readModel = readModel;
         this.waiters = waiters;
         this.admission = admission;

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.config.ConfigException;
 import io.millrace.config.MillraceConfig;
+import io.millrace.core.expression.Expressions;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import java.time.Clock;
@@ -55,7 +56,8 @@ public final class Gateway implements AutoCloseable {
             var flows = new FlowService(readModel::latestFlow, overlay, publisher, clock,
                     groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
             admission = Admission.of(config, registry);
-            var executions = new ExecutionService(flows, readModel, waiters, admission, publisher, responses, clock);
+            var executions = new ExecutionService(flows, readModel, waiters, admission, publisher, responses, clock,
+                    new Expressions(config.expressionLimits()));
             http = HttpApi.create(flows, executions, readModel::logs, this::problem, config.waitTimeout(), responses,
                     new GatewayMetrics(registry, waiters), config.api());
             http.start(host, config.port());
@@ -130,6 +132,14 @@ public final class Gateway implements AutoCloseable {
     /** HTTP listens and the read model is RUNNING. */
     public boolean ready() {
         return problem() == null;
+    }
+
+    /**
+     * Not stopping, and the read model starting, running or recovering from a failure by itself: nothing a restart
+     * of the process would mend ({@code /health/live}).
+     */
+    public boolean alive() {
+        return !closed && readModel != null && readModel.alive();
     }
 
     /** Waits until {@link #ready()}; false if the timeout passed first. */

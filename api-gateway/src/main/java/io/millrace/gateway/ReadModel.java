@@ -1,6 +1,7 @@
 package io.millrace.gateway;
 
 import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.AvroSerde;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionSnapshot;
@@ -12,79 +13,72 @@ import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.LogRecord;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
-import io.millrace.serdes.KafkaMeters;
-import org.apache.kafka.streams.KafkaStreams;
+import io.millrace.serdes.RecoveringStreams;
+import io.millrace.serdes.RecoveryPolicy;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The running read model (see {@link ReadModelTopology}): one per gateway process, shared by every
- * HTTP request. Lookups before it is RUNNING, or after it failed, answer 503.
+ * HTTP request. Lookups before it is RUNNING, or while it recovers from a failure, answer 503. It recovers by itself
+ * ({@link RecoveringStreams}): local state that no longer matches the topics (from another cluster, or older than their
+ * retention) is wiped and read again from the topics.
  */
 final class ReadModel implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(ReadModel.class);
+    private final RecoveringStreams streams;
+    private final Undecodable undecodable;
 
-    private final KafkaStreams streams;
-    private final KafkaMeters.Bound metrics;
-    private final CountDownLatch running = new CountDownLatch(1);
-
-    private ReadModel(KafkaStreams streams, MeterRegistry registry) {
+    private ReadModel(RecoveringStreams streams, Undecodable undecodable) {
         this.streams = streams;
-        this.metrics = KafkaMeters.bind(registry,
-                refresh -> new KafkaStreamsMetrics(streams, List.of(), refresh, KafkaMeters.REFRESH));
+        this.undecodable = undecodable;
     }
 
     /** @param onExecution told the execution id and encoded snapshot of every snapshot read, on the global thread */
     static ReadModel start(MillraceConfig config, Consumer<FlowRecord> onFlow, BiConsumer<String, byte[]> onExecution,
             MeterRegistry registry) {
-        var topology = ReadModelTopology.build(Topics.of(config), onFlow, onExecution);
-        var model = new ReadModel(new KafkaStreams(topology, ReadModelTopology.properties(config)), registry);
-        model.streams.setStateListener((next, previous) -> {
-            LOG.info("Gateway read model {} -> {}", previous, next);
-            if (next == KafkaStreams.State.RUNNING) {
-                model.running.countDown();
-            }
-        });
-        // The global thread cannot be replaced; the client stops and /health reports it.
-        model.streams.setUncaughtExceptionHandler(e -> {
-            LOG.error("Gateway read model failed", e);
-            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
-        model.streams.start();
-        return model;
+        Topics topics = Topics.of(config);
+        var undecodable = new Undecodable(registry);
+        return new ReadModel(RecoveringStreams.start("gateway",
+                () -> ReadModelTopology.build(topics, onFlow, onExecution, undecodable),
+                ReadModelTopology.properties(config), RecoveryPolicy.DEFAULT, registry), undecodable);
     }
 
     boolean running() {
-        return streams.state() == KafkaStreams.State.RUNNING;
+        return streams.running();
     }
 
-    KafkaStreams.State state() {
-        return streams.state();
+    /** Starting, running or recovering from a failure: not stopped. */
+    boolean alive() {
+        return streams.alive();
+    }
+
+    /** What {@code /health} says when it is not running. */
+    String state() {
+        return streams.recovering() ? "recovering from a failure" : streams.state().toString();
     }
 
     boolean awaitRunning(Duration timeout) throws InterruptedException {
-        return running.await(timeout.toMillis(), TimeUnit.MILLISECONDS) && running();
+        return streams.awaitRunning(timeout);
     }
 
-    /** The highest stored revision of a flow. */
+    /** The highest stored revision of a flow; none when it does not decode (counted). */
     Optional<FlowRecord> latestFlow(String namespace, String id) {
         return query(() -> {
             try (KeyValueIterator<String, FlowRecord> revisions = this.<FlowRecord>store(ReadModelTopology.FLOWS_STORE)
                     .reverseRange(FlowMapper.firstKey(namespace, id), FlowMapper.lastKey(namespace, id))) {
                 return revisions.hasNext() ? Optional.of(revisions.next().value) : Optional.empty();
+            } catch (SerializationException e) {
+                undecodable.skipped(Undecodable.Kind.FLOWS, namespace + "/" + id, e);
+                return Optional.empty();
             }
         });
     }
@@ -93,22 +87,15 @@ final class ReadModel implements AutoCloseable {
     record Snapshot(ExecutionSnapshot execution, List<TaskRunSnapshot> runs) {
     }
 
+    /** @throws ApiException 500 when its snapshot, or one of its runs', does not decode (counted) */
     Optional<Snapshot> execution(String executionId) {
         return query(() -> {
-            ReadOnlyKeyValueStore<String, byte[]> store = store(ReadModelTopology.EXECUTIONS_STORE);
-            byte[] header = store.get(executionId);
-            if (header == null) {
-                return Optional.empty();
+            try {
+                return read(store(ReadModelTopology.EXECUTIONS_STORE), executionId);
+            } catch (Unreadable e) {
+                throw ApiException.internal("Execution '" + executionId + "' is stored in a form this gateway cannot"
+                        + " read; the gateway's log names it");
             }
-            ExecutionSnapshot execution = Topics.SNAPSHOT_SERDE.decode(header);
-            var runs = new ArrayList<TaskRunSnapshot>();
-            if (execution.getTaskRunCount() != null) {
-                try (KeyValueIterator<String, byte[]> stored = store.range(SnapshotKeys.runsFrom(executionId),
-                        SnapshotKeys.runsTo(executionId))) {
-                    stored.forEachRemaining(kv -> runs.add(Topics.RUN_SNAPSHOT_SERDE.decode(kv.value)));
-                }
-            }
-            return Optional.of(new Snapshot(execution, runs));
         });
     }
 
@@ -116,6 +103,7 @@ final class ReadModel implements AutoCloseable {
     record Found(List<Snapshot> page, int total) {
     }
 
+    /** An execution that does not decode is left out of its page (counted). */
     Found search(ExecutionSearch search) {
         return query(() -> {
             ReadOnlyKeyValueStore<String, byte[]> store = store(ReadModelTopology.EXECUTIONS_STORE);
@@ -125,29 +113,74 @@ final class ReadModel implements AutoCloseable {
                     ids.add(summary.id());
                 }
                 return true;
-            });
+            }, undecodable);
             if (search.ascending()) {
                 java.util.Collections.reverse(ids);
             }
             int from = (int) Math.min((long) (search.page() - 1) * search.size(), ids.size());
             var page = new ArrayList<Snapshot>();
             for (String id : ids.subList(from, Math.min(from + search.size(), ids.size()))) {
-                execution(id).ifPresent(page::add);
+                try {
+                    read(store, id).ifPresent(page::add);
+                } catch (Unreadable skipped) {
+                    // counted and logged
+                }
             }
             return new Found(page, ids.size());
         });
     }
 
-    /** An execution's log lines, in the order they were sent. */
+    /** An execution's log lines, in the order they were sent; a line that does not decode is left out (counted). */
     List<LogRecord> logs(String executionId) {
         return query(() -> {
             var lines = new ArrayList<LogRecord>();
             try (KeyValueIterator<String, byte[]> stored = this.<byte[]>store(ReadModelTopology.LOGS_STORE)
                     .range(ReadModelTopology.logsFrom(executionId), ReadModelTopology.logsTo(executionId))) {
-                stored.forEachRemaining(kv -> lines.add(Topics.LOG_SERDE.decode(kv.value)));
+                stored.forEachRemaining(kv -> {
+                    try {
+                        lines.add(Topics.LOG_SERDE.decode(kv.value));
+                    } catch (SerializationException e) {
+                        undecodable.skipped(Undecodable.Kind.LOGS, kv.key, e);
+                    }
+                });
             }
             return lines;
         });
+    }
+
+    /** An execution and its runs as stored. */
+    private Optional<Snapshot> read(ReadOnlyKeyValueStore<String, byte[]> store, String executionId) {
+        byte[] header = store.get(executionId);
+        if (header == null) {
+            return Optional.empty();
+        }
+        ExecutionSnapshot execution = decode(Undecodable.Kind.EXECUTIONS, executionId, header, Topics.SNAPSHOT_SERDE);
+        var runs = new ArrayList<TaskRunSnapshot>();
+        if (execution.getTaskRunCount() != null) {
+            try (KeyValueIterator<String, byte[]> stored = store.range(SnapshotKeys.runsFrom(executionId),
+                    SnapshotKeys.runsTo(executionId))) {
+                stored.forEachRemaining(kv -> runs.add(decode(Undecodable.Kind.RUNS, kv.key, kv.value,
+                        Topics.RUN_SNAPSHOT_SERDE)));
+            }
+        }
+        return Optional.of(new Snapshot(execution, runs));
+    }
+
+    /** @throws Unreadable when it does not decode, counted and logged */
+    private <T extends SpecificRecord> T decode(Undecodable.Kind kind, String key, byte[] bytes, AvroSerde<T> serde) {
+        try {
+            return serde.decode(bytes);
+        } catch (SerializationException e) {
+            undecodable.skipped(kind, key, e);
+            throw new Unreadable();
+        }
+    }
+
+    /** A stored record that did not decode, already counted: the execution it belongs to cannot be answered. */
+    private static final class Unreadable extends RuntimeException {
+        Unreadable() {
+            super(null, null, false, false);
+        }
     }
 
     private <V> ReadOnlyKeyValueStore<String, V> store(String name) {
@@ -159,13 +192,12 @@ final class ReadModel implements AutoCloseable {
         try {
             return lookup.get();
         } catch (InvalidStateStoreException e) {
-            throw ApiException.unavailable("The gateway's read model is not ready (" + streams.state() + "); retry shortly");
+            throw ApiException.unavailable("The gateway's read model is not ready (" + state() + "); retry shortly");
         }
     }
 
     @Override
     public void close() {
-        metrics.close();
         streams.close(Duration.ofSeconds(10));
     }
 }

@@ -7,6 +7,7 @@ import io.millrace.serdes.avro.FlowRecord;
 import java.util.Properties;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
@@ -15,7 +16,6 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.slf4j.Logger;
@@ -33,8 +33,10 @@ import org.slf4j.LoggerFactory;
  * logs       ──> Gateway.Logs.load       ──> [gateway-logs]        (execution id/offset → LogRecord bytes)
  * </pre>
  * Snapshots are kept as the executor encoded them: every execution sends several and most are never read, so only
- * a lookup or a waiting request decodes one, never the global thread. An undecodable snapshot is stored all the
- * same and fails the lookup that reads it.
+ * a lookup or a waiting request decodes one in full. On the way in a loader checks what it can afford to: a flow and
+ * an execution's snapshot are decoded (the store keeps flows decoded; the index needs the snapshot's summary), a run
+ * snapshot and a log line only by their header ({@code AvroSerde.hasHeader}). A record that fails is skipped and
+ * counted ({@link Undecodable}), never stored: a read model must not stop over a record.
  * The names are part of the on-disk state: renaming one loses the local copy (it is then re-read).
  */
 final class ReadModelTopology {
@@ -54,41 +56,20 @@ final class ReadModelTopology {
     }
 
     /** The listeners run on the global stream thread, after the store was updated; they must not block. */
-    static Topology build(Topics topics, Consumer<FlowRecord> onFlow, BiConsumer<String, byte[]> onExecution) {
+    static Topology build(Topics topics, Consumer<FlowRecord> onFlow, BiConsumer<String, byte[]> onExecution,
+            Undecodable undecodable) {
         var topology = new Topology();
         var string = Serdes.String();
-        topology.addGlobalStore(store(FLOWS_STORE, Topics.FLOW_SERDE), FLOWS_SOURCE,
-                string.deserializer(), Topics.FLOW_SERDE.deserializer(), topics.flows().name(),
-                FLOWS_LOADER, () -> new Loader<FlowRecord>(FLOWS_STORE, (key, flow) -> onFlow.accept(flow)));
         var bytes = Serdes.ByteArray();
+        topology.addGlobalStore(store(FLOWS_STORE, Topics.FLOW_SERDE), FLOWS_SOURCE,
+                string.deserializer(), bytes.deserializer(), topics.flows().name(),
+                FLOWS_LOADER, () -> new FlowLoader(onFlow, undecodable));
         topology.addGlobalStore(store(EXECUTIONS_STORE, bytes), EXECUTIONS_SOURCE,
                 string.deserializer(), bytes.deserializer(), topics.executions().name(),
-                EXECUTIONS_LOADER, () -> new Loader<>(EXECUTIONS_STORE, onExecution) {
-                    private KeyValueStore<String, byte[]> logs;
-
-                    @Override
-                    public void init(ProcessorContext<Void, Void> context) {
-                        super.init(context);
-                        logs = context.getStateStore(LOGS_STORE);
-                    }
-
-                    @Override
-                    void stored(String key, byte[] value) {
-                        ExecutionIndex.put(store, key, value);
-                    }
-
-                    @Override
-                    void deleted(String key) {
-                        ExecutionIndex.delete(store, key);
-                        if (!SnapshotKeys.isRun(key)) {
-                            try (KeyValueIterator<String, byte[]> lines = logs.range(logsFrom(key), logsTo(key))) {
-                                lines.forEachRemaining(line -> logs.delete(line.key));
-                            }
-                        }
-                    }
-                });
+                EXECUTIONS_LOADER, () -> new ExecutionLoader(onExecution, undecodable));
         topology.addGlobalStore(store(LOGS_STORE, bytes), LOGS_SOURCE,
-                string.deserializer(), bytes.deserializer(), topics.logs().name(), LOGS_LOADER, LogLoader::new);
+                string.deserializer(), bytes.deserializer(), topics.logs().name(), LOGS_LOADER,
+                () -> new LogLoader(undecodable));
         return topology;
     }
 
@@ -117,12 +98,21 @@ final class ReadModelTopology {
         props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().resolve("gateway").toString());
         props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
-        // A record the gateway cannot decode is skipped (and logged): a read model must not stop over it.
+        // Values arrive as bytes and the loaders decode them; a key is a string, which always decodes.
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
         // Global processors go through the processing exception handler too (the default from Kafka 5.0).
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         props.putAll(config.kafka());
         return props;
+    }
+
+    /** Runs a listener on the global thread, which cannot be replaced if it dies: a listener's bug must not stop it. */
+    static void tell(String store, String key, Runnable listener) {
+        try {
+            listener.run();
+        } catch (RuntimeException e) {
+            LOG.error("Listener of {} failed on key {}", store, key, e);
+        }
     }
 
     /** Global stores are rebuilt from their topic, so they keep no changelog. */
@@ -132,13 +122,55 @@ final class ReadModelTopology {
                 .withCachingDisabled();
     }
 
+    /** Mirrors the flows topic, each revision decoded once, then tells the listener. */
+    private static final class FlowLoader implements Processor<String, byte[], Void, Void> {
+        private final Consumer<FlowRecord> listener;
+        private final Undecodable undecodable;
+        private KeyValueStore<String, FlowRecord> store;
+
+        FlowLoader(Consumer<FlowRecord> listener, Undecodable undecodable) {
+            this.listener = listener;
+            this.undecodable = undecodable;
+        }
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            store = context.getStateStore(FLOWS_STORE);
+        }
+
+        @Override
+        public void process(Record<String, byte[]> record) {
+            if (record.key() == null) {
+                return;
+            }
+            if (record.value() == null) {
+                store.delete(record.key());
+                return;
+            }
+            FlowRecord flow;
+            try {
+                flow = Topics.FLOW_SERDE.decode(record.value());
+            } catch (SerializationException e) {
+                undecodable.skipped(Undecodable.Kind.FLOWS, record.key(), e);
+                return;
+            }
+            store.put(record.key(), flow);
+            tell(FLOWS_STORE, record.key(), () -> listener.accept(flow));
+        }
+    }
+
     /**
      * Keeps each log line under its execution id and its offset: one execution's lines share a partition, so a
      * key-ordered scan reads them in the order they were sent. They go when their execution is purged.
      */
     private static final class LogLoader implements Processor<String, byte[], Void, Void> {
+        private final Undecodable undecodable;
         private ProcessorContext<Void, Void> context;
         private KeyValueStore<String, byte[]> store;
+
+        LogLoader(Undecodable undecodable) {
+            this.undecodable = undecodable;
+        }
 
         @Override
         public void init(ProcessorContext<Void, Void> context) {
@@ -152,52 +184,12 @@ final class ReadModelTopology {
             if (record.key() == null || record.value() == null || metadata.isEmpty()) {
                 return;
             }
+            if (!Topics.LOG_SERDE.hasHeader(record.value())) {
+                undecodable.skipped(Undecodable.Kind.LOGS, record.key(),
+                        new SerializationException("Expected a LogRecord, but the bytes do not begin as one"));
+                return;
+            }
             store.put(logsFrom(record.key()) + "%016x".formatted(metadata.get().offset()), record.value());
-        }
-    }
-
-    /** Mirrors a compacted topic into its store (a null value deletes), then tells the listener key and value. */
-    private static class Loader<V> implements Processor<String, V, Void, Void> {
-        private final String storeName;
-        private final BiConsumer<String, V> listener;
-        KeyValueStore<String, V> store;
-
-        Loader(String storeName, BiConsumer<String, V> listener) {
-            this.storeName = storeName;
-            this.listener = listener;
-        }
-
-        @Override
-        public void init(ProcessorContext<Void, Void> context) {
-            store = context.getStateStore(storeName);
-        }
-
-        @Override
-        public void process(Record<String, V> record) {
-            if (record.key() == null) {
-                return;
-            }
-            if (record.value() == null) {
-                store.delete(record.key());
-                deleted(record.key());
-                return;
-            }
-            store.put(record.key(), record.value());
-            stored(record.key(), record.value());
-            try {
-                listener.accept(record.key(), record.value());
-            } catch (RuntimeException e) {
-                // The global thread cannot be replaced if it dies: a listener bug must not take the read model down.
-                LOG.error("Listener of {} failed on key {}", storeName, record.key(), e);
-            }
-        }
-
-        /** After {@code key} was stored. */
-        void stored(String key, V value) {
-        }
-
-        /** After a tombstone deleted {@code key}. */
-        void deleted(String key) {
         }
     }
 }

@@ -2,6 +2,7 @@ package io.millrace.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.execution.State;
 import io.millrace.serdes.Topics;
@@ -28,14 +29,15 @@ class ReadModelTopologyTest {
     private final Topics topics = new Topics("t.");
     private final List<FlowRecord> flowsSeen = new ArrayList<>();
     private final List<String> snapshotsSeen = new ArrayList<>();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private TopologyTestDriver driver;
 
     @BeforeEach
     void startDriver() {
         var config = MillraceConfig.defaults().withStateDir(stateDir);
         driver = new TopologyTestDriver(ReadModelTopology.build(topics, flowsSeen::add,
-                (id, snapshot) -> snapshotsSeen.add(id + " " + Topics.SNAPSHOT_SERDE.decode(snapshot).getExecution().getState())),
-                ReadModelTopology.properties(config));
+                (id, snapshot) -> snapshotsSeen.add(id + " " + Topics.SNAPSHOT_SERDE.decode(snapshot).getExecution().getState()),
+                new Undecodable(registry)), ReadModelTopology.properties(config));
     }
 
     @AfterEach
@@ -66,18 +68,33 @@ class ReadModelTopologyTest {
     }
 
     @Test
-    void shouldStoreASnapshotItCannotDecodeWithoutStopping() {
+    void shouldSkipAndCountWhatDoesNotDecodeWithoutStopping() {
         // given
-        var input = driver.createInputTopic(topics.executions().name(), new StringSerializer(), new ByteArraySerializer());
+        var executions = driver.createInputTopic(topics.executions().name(), new StringSerializer(), new ByteArraySerializer());
+        var flows = driver.createInputTopic(topics.flows().name(), new StringSerializer(), new ByteArraySerializer());
+        var logs = driver.createInputTopic(topics.logs().name(), new StringSerializer(), new ByteArraySerializer());
         KeyValueStore<String, byte[]> store = driver.getKeyValueStore(ReadModelTopology.EXECUTIONS_STORE);
+        KeyValueStore<String, byte[]> logStore = driver.getKeyValueStore(ReadModelTopology.LOGS_STORE);
+        byte[] garbage = {1, 2, 3};
 
-        // when: the store keeps bytes as they come; nothing decodes them on the way in
-        input.pipeInput("bad", new byte[] {1, 2, 3});
-        input.pipeInput("ex2", Topics.SNAPSHOT_SERDE.encode(Snapshots.of("ex2", "ns", "f", State.SUCCESS)));
+        // when: garbage of every kind, among good records
+        executions.pipeInput("bad", garbage);
+        executions.pipeInput("ex2/00000000", garbage);
+        executions.pipeInput("ex2", Topics.SNAPSHOT_SERDE.encode(Snapshots.of("ex2", "ns", "f", State.SUCCESS)));
+        flows.pipeInput("ns/f@00000001", garbage);
+        logs.pipeInput("ex2", garbage);
+        logs.pipeInput("ex2", Topics.LOG_SERDE.encode(line("ex2", "fine")));
 
-        // then
-        assertThat(store.get("bad")).containsExactly(1, 2, 3);
+        // then: the good ones are read, the bad ones left out and counted by store
+        assertThat(store.get("bad")).isNull();
+        assertThat(store.get("ex2/00000000")).isNull();
         assertThat(snapshotsSeen).containsExactly("ex2 SUCCESS");
+        assertThat(lines(logStore, "ex2")).containsExactly("fine");
+        assertThat(flowsSeen).isEmpty();
+        for (String kind : List.of("executions", "runs", "flows", "logs")) {
+            assertThat(registry.get("millrace.gateway.undecodable").tag("store", kind).counter().count())
+                    .as(kind).isEqualTo(1.0);
+        }
     }
 
     @Test

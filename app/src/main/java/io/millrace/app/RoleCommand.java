@@ -95,7 +95,7 @@ abstract class RoleCommand implements Callable<Integer> {
         Started start(MillraceConfig config, MeterRegistry registry) {
             Gateway gateway = Gateway.start(config, registry);
             System.out.println("Millrace gateway: API at http://localhost:" + gateway.port() + "/api/v1 (bearer token required)");
-            return new Started(gateway, gateway::ready);
+            return new Started(gateway, gateway::ready, gateway::alive);
         }
     }
 

@@ -3,6 +3,7 @@ package io.millrace.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.millrace.core.expression.RenderLimits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +37,7 @@ public final class ConfigLoader {
             Map.entry("poll-ms", "5"),
             Map.entry("commit-interval-ms", "100"),
             Map.entry("eager-commit-below-per-s", "150"),
-            Map.entry("state-dir", System.getProperty("java.io.tmpdir") + "/millrace-state"),
+            Map.entry("state-dir", ""),
             Map.entry("lease", "PT30S"),
             Map.entry("max-lost-attempts", "5"),
             Map.entry("retention", "P7D"),
@@ -59,7 +60,13 @@ public final class ConfigLoader {
             Map.entry("max-record-bytes", "1000000"),
             Map.entry("max-decision-bytes", "67108864"),
             Map.entry("max-task-runs", "100000"),
-            Map.entry("max-flowable-concurrency", "1000"));
+            Map.entry("max-flowable-concurrency", "1000"),
+            Map.entry(RenderLimits.MAX_STEPS, String.valueOf(RenderLimits.DEFAULTS.maxSteps())),
+            Map.entry(RenderLimits.MAX_TIME, RenderLimits.DEFAULTS.maxTime().toString()),
+            Map.entry(RenderLimits.MAX_STRING_CHARS, String.valueOf(RenderLimits.DEFAULTS.maxStringChars())),
+            Map.entry(RenderLimits.MAX_COLLECTION_SIZE, String.valueOf(RenderLimits.DEFAULTS.maxCollectionSize())),
+            Map.entry(RenderLimits.MAX_RENDERED_CHARS, String.valueOf(RenderLimits.DEFAULTS.maxRenderedChars())),
+            Map.entry(RenderLimits.MAX_JQ_RESULTS, String.valueOf(RenderLimits.DEFAULTS.maxJqResults())));
     private static final Set<String> KEYS = DEFAULTS.keySet();
     private static final String KAFKA_VARIABLE = "MILLRACE_KAFKA_";
     /** MILLRACE_ variables read by the launcher or handled apart, not settings. */
@@ -132,7 +139,7 @@ public final class ConfigLoader {
                 reader.nonNegativeLong("poll-ms"),
                 reader.nonNegativeLong("commit-interval-ms"),
                 reader.nonNegative("eager-commit-below-per-s"),
-                Path.of(reader.text("state-dir")),
+                stateDir(reader),
                 reader.duration("lease"),
                 reader.positive("max-lost-attempts"),
                 reader.duration("retention"),
@@ -150,7 +157,23 @@ public final class ConfigLoader {
                 new ExecutorLimits(reader.atLeast("max-record-bytes", 65_536), reader.positiveLong("max-decision-bytes"),
                         reader.positive("max-task-runs"), reader.positive("max-flowable-concurrency")),
                 new WorkerLimits(reader.duration("task-max-duration"), reader.duration("jsonata-max-duration"),
-                        reader.positive("jsonata-max-depth")));
+                        reader.positive("jsonata-max-depth")),
+                expressionLimits(reader));
+    }
+
+    private static RenderLimits expressionLimits(Reader reader) {
+        return new RenderLimits(reader.positiveLong(RenderLimits.MAX_STEPS), reader.duration(RenderLimits.MAX_TIME),
+                reader.positive(RenderLimits.MAX_STRING_CHARS), reader.positive(RenderLimits.MAX_COLLECTION_SIZE),
+                reader.positive(RenderLimits.MAX_RENDERED_CHARS), reader.positive(RenderLimits.MAX_JQ_RESULTS));
+    }
+
+    /**
+     * {@code state-dir}, or {@code <data-dir>/state} when it is not set (or empty): each install keeps its Kafka Streams
+     * state beside its other data, never in a folder that two installs on one machine would share.
+     */
+    private static Path stateDir(Reader reader) {
+        String set = reader.values().get("state-dir").value();
+        return set == null || set.isBlank() ? Path.of(reader.text("data-dir")).resolve("state") : Path.of(set.trim());
     }
 
     /**

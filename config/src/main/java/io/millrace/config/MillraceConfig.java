@@ -1,5 +1,7 @@
 package io.millrace.config;
 
+import io.millrace.core.expression.RenderLimits;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -9,6 +11,8 @@ import java.util.OptionalInt;
  * The whole typed configuration of a Millrace process, validated when built. Every role reads the
  * parts it needs. Kafka properties not modelled here pass through {@code kafka}: keys as Kafka Streams
  * understands them ({@code producer.linger.ms}, {@code consumer.fetch.max.wait.ms}, plain Streams keys).
+ * {@code expressionLimits} bounds every template render of every role ({@code expression-*} settings,
+ * see {@link RenderLimits}).
  */
 public record MillraceConfig(
         String bootstrapServers,
@@ -34,7 +38,8 @@ public record MillraceConfig(
         Map<String, String> kafka,
         ApiAccess api,
         ExecutorLimits executorLimits,
-        WorkerLimits workerLimits) {
+        WorkerLimits workerLimits,
+        RenderLimits expressionLimits) {
 
     public static final String EXACTLY_ONCE_V2 = "exactly_once_v2";
     public static final String AT_LEAST_ONCE = "at_least_once";
@@ -52,14 +57,14 @@ public record MillraceConfig(
         return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
-                dataDir, kafka, api, executorLimits, workerLimits);
+                dataDir, kafka, api, executorLimits, workerLimits, expressionLimits);
     }
 
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
-                dataDir, kafka, api, executorLimits, workerLimits);
+                dataDir, kafka, api, executorLimits, workerLimits, expressionLimits);
     }
 
     public boolean exactlyOnce() {

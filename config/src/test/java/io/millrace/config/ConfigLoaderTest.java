@@ -3,6 +3,7 @@ package io.millrace.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.core.expression.RenderLimits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -126,6 +127,25 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void shouldBoundExpressionsByDefaultAndTakeTheExpressionSettings() {
+        // when
+        MillraceConfig defaults = MillraceConfig.defaults();
+        MillraceConfig set = ConfigLoader.load(Map.of("MILLRACE_EXPRESSION_MAX_STEPS", "5000"),
+                Map.of("expression-max-time", "PT0.25S", "expression-max-string-chars", "1000",
+                        "expression-max-collection-size", "10", "expression-max-rendered-chars", "2000",
+                        "expression-max-jq-results", "3"), null);
+
+        // then
+        assertThat(defaults.expressionLimits()).isEqualTo(RenderLimits.DEFAULTS);
+        assertThat(set.expressionLimits())
+                .isEqualTo(new RenderLimits(5_000, Duration.ofMillis(250), 1_000, 10, 2_000, 3));
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("expression-max-steps", "0"), null))
+                .hasMessageContaining("Expected expression-max-steps to be a positive whole number, but got '0'");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("expression-max-time", "1s"), null))
+                .hasMessageContaining("Expected expression-max-time to be a positive ISO-8601 duration such as PT30S");
+    }
+
+    @Test
     void shouldHaveNoTokensAndBoundedRequestsByDefault() {
         // when
         ApiAccess api = MillraceConfig.defaults().api();
@@ -177,5 +197,25 @@ class ConfigLoaderTest {
                 .hasMessageNotContaining("secret");
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("max-request-header-bytes", "100"), null))
                 .hasMessageContaining("Expected max-request-header-bytes to be a whole number of 1024 or more");
+    }
+
+    @Test
+    void shouldKeepTheStateUnderTheDataFolderUnlessAStateFolderIsSet() {
+        // given: nothing set, a data folder set, a state folder set, and an empty state folder
+        Path data = dir.resolve("install-a");
+
+        // when
+        MillraceConfig defaults = ConfigLoader.load(Map.of(), Map.of(), null);
+        MillraceConfig underData = ConfigLoader.load(Map.of("MILLRACE_DATA_DIR", data.toString()), Map.of(), null);
+        MillraceConfig set = ConfigLoader.load(Map.of("MILLRACE_DATA_DIR", data.toString()),
+                Map.of("state-dir", dir.resolve("elsewhere").toString()), null);
+        MillraceConfig empty = ConfigLoader.load(Map.of("MILLRACE_STATE_DIR", " "), Map.of("data-dir", data.toString()), null);
+
+        // then: never a folder every install on the machine would share
+        assertThat(defaults.stateDir()).isEqualTo(Path.of("data", "state"));
+        assertThat(underData.stateDir()).isEqualTo(data.resolve("state"));
+        assertThat(set.stateDir()).isEqualTo(dir.resolve("elsewhere"));
+        assertThat(empty.stateDir()).isEqualTo(data.resolve("state"));
+        assertThat(defaults.stateDir().toString()).doesNotContain(System.getProperty("java.io.tmpdir"));
     }
 }

@@ -2,9 +2,9 @@ package io.millrace.executor;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.millrace.config.MillraceConfig;
-import io.millrace.serdes.KafkaMeters;
+import io.millrace.serdes.RecoveringStreams;
+import io.millrace.serdes.RecoveryPolicy;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.topology.ExecutorTopology;
@@ -12,36 +12,29 @@ import io.millrace.topology.Names;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.CloseOptions;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-/** The executor role: creates its topics, then runs the executor topology as a Kafka Streams application. */
+/**
+ * The executor role: creates its topics, then runs the executor topology as a Kafka Streams application that recovers
+ * by itself ({@link RecoveringStreams}): a stream thread that dies is replaced after a pause, its tasks restored from
+ * their changelogs; a client that fails (its global flows store out of step with the flows topic, say) starts again on
+ * fresh local state.
+ */
 public final class Executor implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(Executor.class);
-
     /** The stores whose sizes are exported, by the {@code store} tag's value. */
     private static final Map<String, String> STORES = Map.of("executions", Names.EXECUTIONS_STORE,
             "taskruns", Names.TASK_RUNS_STORE, "outputs", Names.OUTPUTS_STORE, "timers", Names.TIMERS_STORE,
             "deferred", Names.DEFERRED_STORE);
 
-    private final KafkaStreams streams;
+    private final RecoveringStreams streams;
     private final boolean staticMember;
-    private final KafkaMeters.Bound metrics;
-    private final CountDownLatch running = new CountDownLatch(1);
 
-    private Executor(KafkaStreams streams, boolean staticMember, MeterRegistry registry) {
+    private Executor(RecoveringStreams streams, boolean staticMember, MeterRegistry registry) {
         this.streams = streams;
         this.staticMember = staticMember;
-        this.metrics = KafkaMeters.bind(registry,
-                refresh -> new KafkaStreamsMetrics(streams, List.of(), refresh, KafkaMeters.REFRESH));
         STORES.forEach((tag, store) -> Gauge.builder("millrace.executor.store.entries", this, e -> e.entries(store))
                 .description("Entries in a store of this executor instance, as RocksDB estimates them")
                 .tag("store", tag).register(registry));
@@ -52,7 +45,7 @@ public final class Executor implements AutoCloseable {
 
     /** RocksDB's estimate of a store's entries over this instance's tasks; NaN while the store cannot be read. */
     private double entries(String store) {
-        if (streams.state() != KafkaStreams.State.RUNNING) {
+        if (!streams.running()) {
             return Double.NaN;
         }
         try {
@@ -68,35 +61,23 @@ public final class Executor implements AutoCloseable {
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, topics.executorTopics(List.of(config.workerGroup())));
         TopicAdmin.requireCoPartitioned(config, topics.commands(), topics.results());
-        var streams = new KafkaStreams(ExecutorTopology.build(config, registry), ExecutorTopology.properties(config, registry));
-        var executor = new Executor(streams, isStaticMember(config), registry);
-        streams.setStateListener((next, previous) -> {
-            LOG.info("Executor {} -> {}", previous, next);
-            if (next == KafkaStreams.State.RUNNING) {
-                executor.running.countDown();
-            }
-        });
-        // A stream thread that dies is replaced; its tasks restore from their changelogs.
-        streams.setUncaughtExceptionHandler(e -> {
-            LOG.error("Executor stream thread failed; replacing it", e);
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
-        });
-        streams.start();
-        return executor;
+        var streams = RecoveringStreams.start("executor", () -> ExecutorTopology.build(config, registry),
+                ExecutorTopology.properties(config, registry), RecoveryPolicy.DEFAULT, registry);
+        return new Executor(streams, isStaticMember(config), registry);
     }
 
+    /** Waits until the executor is RUNNING; false if the timeout passed first. */
     public boolean awaitRunning(Duration timeout) throws InterruptedException {
-        return running.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return streams.awaitRunning(timeout);
     }
 
     public boolean isRunning() {
-        return streams.state() == KafkaStreams.State.RUNNING;
+        return streams.running();
     }
 
-    /** Starting, running or rebalancing (restoring state included): not failed nor stopped. */
+    /** Starting, running, rebalancing (restoring state included) or recovering from a failure: not stopped. */
     public boolean isAlive() {
-        KafkaStreams.State state = streams.state();
-        return state == KafkaStreams.State.CREATED || state.isRunningOrRebalancing();
+        return streams.alive();
     }
 
     /**
@@ -107,7 +88,6 @@ public final class Executor implements AutoCloseable {
      */
     @Override
     public void close() {
-        metrics.close();
         var membership = staticMember ? CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP
                 : CloseOptions.GroupMembershipOperation.LEAVE_GROUP;
         streams.close(CloseOptions.groupMembershipOperation(membership).withTimeout(Duration.ofSeconds(30)));

@@ -9,8 +9,10 @@ import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.FlowRecord;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +20,10 @@ import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,6 +74,44 @@ class ExecutorStartTest {
 
         // then: the others take its partitions at once
         assertThat(members(prefix + "executor")).isEmpty();
+    }
+
+    @Test
+    void shouldStartAfreshByItselfOnFlowsStateTheTopicNoLongerHolds() throws Exception {
+        // given: an executor read two flow revisions into executor-flows, then the flows topic was deleted. A static
+        // member, as the Helm chart runs it: a dynamic one's fresh client would wait out the failed one's session
+        // (Kafka Streams stops a failed client without leaving the group)
+        String prefix = "stale" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        MillraceConfig config = config(prefix, "1", Map.of("stream-threads", "1",
+                "kafka.group.instance.id", "millrace-executor-0"));
+        String flows = Topics.of(config).flows().name();
+        try (Executor executor = Executor.start(config, new SimpleMeterRegistry())) {
+            assertThat(executor.awaitRunning(Duration.ofSeconds(60))).isTrue();
+            try (var producer = new KafkaProducer<>(Map.<String, Object>of("bootstrap.servers",
+                    config.bootstrapServers()), new StringSerializer(), new ByteArraySerializer())) {
+                for (int revision = 1; revision <= 2; revision++) {
+                    producer.send(new ProducerRecord<>(flows, "ns/f@0000000" + revision, Topics.FLOW_SERDE.encode(
+                            new FlowRecord("ns", "f", revision, "id: f", Instant.EPOCH, false)))).get();
+                }
+            }
+            Thread.sleep(500); // read by the global thread, and its offsets stored at the next commit
+        }
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", config.bootstrapServers()))) {
+            admin.deleteTopics(List.of(flows)).all().get();
+            while (admin.listTopics().names().get().contains(flows)) {
+                Thread.sleep(100);
+            }
+        }
+
+        // when: it starts again (and makes the flows topic again, empty)
+        var registry = new SimpleMeterRegistry();
+        try (Executor executor = Executor.start(config, registry)) {
+
+            // then: running again by itself, the reset counted
+            assertThat(executor.awaitRunning(Duration.ofSeconds(90))).isTrue();
+            assertThat(registry.get("millrace.state.resets").tag("role", "executor").counter().count()).isEqualTo(1.0);
+            assertThat(executor.isAlive()).isTrue();
+        }
     }
 
     private static List<MemberDescription> members(String group) throws Exception {

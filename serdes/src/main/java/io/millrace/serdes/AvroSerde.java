@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.message.BinaryMessageDecoder;
@@ -24,13 +26,20 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
     private static final SchemaStore.Cache HISTORY = loadHistory();
+    /** Avro's single-object encoding begins with these two bytes, then the writer schema's fingerprint. */
+    private static final byte[] MARKER = {(byte) 0xC3, 0x01};
+    private static final int HEADER_LENGTH = MARKER.length + Long.BYTES;
 
     private final BinaryMessageEncoder<T> encoder;
     private final BinaryMessageDecoder<T> decoder;
     private final String name;
+    private final String fullName;
+    private final long fingerprint;
 
     public AvroSerde(Schema schema) {
         this.name = schema.getName();
+        this.fullName = schema.getFullName();
+        this.fingerprint = SchemaNormalization.parsingFingerprint64(schema);
         // no copy inside the encoder: encode() copies its per-thread buffer into the record's bytes right away
         this.encoder = new BinaryMessageEncoder<>(SpecificData.get(), schema, false);
         this.decoder = new BinaryMessageDecoder<>(SpecificData.get(), schema, HISTORY);
@@ -64,6 +73,23 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
         } catch (IOException | RuntimeException e) {
             throw new SerializationException("Unable to decode a " + name + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Whether {@code bytes} begin as a record of this type does: the single-object marker, then the fingerprint of this
+     * schema or of an earlier version of it. Reads ten bytes, not the body: a cheap check for bytes that are not such a
+     * record at all, where {@link #decode} is too dear (a body cut short still passes).
+     */
+    public boolean hasHeader(byte[] bytes) {
+        if (bytes == null || bytes.length < HEADER_LENGTH || bytes[0] != MARKER[0] || bytes[1] != MARKER[1]) {
+            return false;
+        }
+        long written = ByteBuffer.wrap(bytes, MARKER.length, Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        if (written == fingerprint) {
+            return true;
+        }
+        Schema earlier = HISTORY.findByFingerprint(written);
+        return earlier != null && earlier.getFullName().equals(fullName);
     }
 
     @Override

@@ -55,7 +55,7 @@ public final class ExecutorTopology {
 
     public static Topology build(MillraceConfig config, MeterRegistry registry) {
         Topics topics = Topics.of(config);
-        var expressions = new Expressions();
+        var expressions = new Expressions(config.expressionLimits());
         var deciderSettings = new DeciderSettings(config.lease(), config.maxLostAttempts(), config.retention(),
                 config.executorLimits().maxTaskRuns(), config.executorLimits().maxFlowableConcurrency());
         var settings = new ExecutorProcessor.ExecutorSettings(config.lease(), TIMER_INTERVAL, FLOW_WAIT, !config.exactlyOnce(),

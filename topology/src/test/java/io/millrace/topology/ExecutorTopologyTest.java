@@ -51,6 +51,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class ExecutorTopologyTest {
@@ -403,6 +404,36 @@ class ExecutorTopologyTest {
 
         // then: (the dead letter itself is checked in DeadLetterDeserializationHandlerTest)
         assertThat(tasks.readValue().getExecutionId()).isEqualTo("e8");
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldFailAnExecutionWhoseRunIfGoesPastTheRenderLimitsAndGoOnDeciding() throws Exception {
+        // given: a flow whose task has the runIf of the report, 10^10 loop iterations on the stream thread
+        var flow = new FlowParser().parse("""
+                id: looping
+                namespace: company.team
+                tasks:
+                  - id: t
+                    type: log
+                    message: m
+                    runIf: "{% set l = range(0,99999) %}{% for a in l %}{% for b in l %}{% endfor %}{% endfor %}true"
+                """).withRevision(1);
+        driver.createInputTopic(topics.flows().name(), Serdes.String().serializer(), Topics.FLOW_SERDE.serializer())
+                .pipeInput(FlowMapper.key(flow.namespace(), flow.id(), 1), FlowMapper.toRecord(flow, START));
+
+        // when
+        commands.pipeInput("e11", CommandMapper.toRecord(new CreateExecution("e11", "company.team", "looping", null,
+                Map.of(), Map.of(), START)));
+        create("e12", Map.of("name", "Eve"));
+
+        // then: that execution fails, naming the limit; the next one is decided
+        Execution failed = stored("e11");
+        assertThat(failed.state()).isEqualTo(State.FAILED);
+        assertThat(failed.taskRuns().getFirst().error())
+                .contains("exceeds the render limit expression-max-steps (1000000)");
+        assertThat(tasks.readValue().getExecutionId()).isEqualTo("e12");
+        assertThat(deadLetters.isEmpty()).isTrue();
     }
 
     @Test

@@ -67,7 +67,7 @@ final class FlowTriggers implements AutoCloseable {
     private final String commandsTopic;
     private final TriggerMetrics metrics;
     private final FlowsProgress flows;
-    private final Expressions expressions = new Expressions();
+    private final Expressions expressions;
     private final Thread thread;
     private volatile KafkaConsumer<String, byte[]> consumer;
     private volatile List<Target> targets = List.of();
@@ -81,6 +81,7 @@ final class FlowTriggers implements AutoCloseable {
         this.commandsTopic = topics.commands().name();
         this.metrics = metrics;
         this.flows = flows;
+        this.expressions = new Expressions(config.expressionLimits());
         var props = new HashMap<String, Object>();
         // Ends are read in batches of up to 100 ms: a Flow trigger starts its flow that much later, and the executions
         // topic is fetched (and the flows topic's end asked, see awaitFlowsSavedBefore) at most ten times a second

@@ -1,7 +1,6 @@
 package io.millrace.triggers;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowTriggerSpec;
@@ -10,6 +9,8 @@ import io.millrace.core.flow.TriggerTypes;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.KafkaMeters;
 import io.millrace.serdes.KafkaPassThrough;
+import io.millrace.serdes.RecoveringStreams;
+import io.millrace.serdes.RecoveryPolicy;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.FlowRecord;
@@ -32,8 +33,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +58,7 @@ public final class Triggers implements AutoCloseable {
     private final Map<String, KafkaTrigger> running = new LinkedHashMap<>();
     private boolean caughtUp;
     private final Thread watcher;
-    private final KafkaStreams schedules;
+    private final RecoveringStreams schedules;
     private final FlowTriggers flowTriggers;
     private final FlowsProgress flowsProgress = new FlowsProgress();
     private final SchemaRegistries registries = new SchemaRegistries();
@@ -84,18 +83,13 @@ public final class Triggers implements AutoCloseable {
         consumer.put(CommonClientConfigs.CLIENT_ID_CONFIG, config.topicPrefix() + "triggers-flows");
         this.flows = new KafkaConsumer<>(consumer, new StringDeserializer(), new ByteArrayDeserializer());
         this.watcher = Thread.ofPlatform().name("millrace-triggers-flows").unstarted(this::watch);
-        this.schedules = new KafkaStreams(Schedules.topology(topics), Schedules.properties(config));
         this.flowTriggers = new FlowTriggers(config, commands, metrics, flowsProgress);
         this.backlog = new ExecutorBacklog(config);
-        // a schedule's state is in Kafka: a stream thread that fails starts again from it
-        kafkaMetrics.add(KafkaMeters.bind(registry,
-                refresh -> new KafkaStreamsMetrics(schedules, List.of(), refresh, KafkaMeters.REFRESH)));
         kafkaMetrics.add(KafkaMeters.bind(commands, registry));
         kafkaMetrics.add(KafkaMeters.bind(flows, registry));
-        schedules.setUncaughtExceptionHandler(e -> {
-            LOG.error("A schedules stream thread failed; it is replaced", e);
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
-        });
+        // a schedule's state is in Kafka: a stream thread, or the whole client, that fails starts again from it
+        this.schedules = RecoveringStreams.start("triggers", () -> Schedules.topology(topics),
+                Schedules.properties(config), RecoveryPolicy.DEFAULT, registry);
     }
 
     /** Creates the flows and commands topics if missing, then follows the flows. */
@@ -104,21 +98,23 @@ public final class Triggers implements AutoCloseable {
         TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands(), topics.executions()));
         var triggers = new Triggers(config, registry);
         triggers.watcher.start();
-        triggers.schedules.start();
         return triggers;
     }
 
-    /** Follows the flows and runs the schedules: not stopping, and the schedules' Kafka Streams is up. */
+    /**
+     * Follows the flows and runs the schedules: not stopping, and the schedules' Kafka Streams up or recovering from a
+     * failure by itself ({@code /health/live}).
+     */
     public boolean running() {
-        return !closed && watcher.isAlive() && schedules.state().isRunningOrRebalancing();
+        return !closed && watcher.isAlive() && schedules.alive();
     }
 
     /**
-     * Running, with the flows topic read and the Flow triggers listening: an execution that ends from now on starts
-     * the flows whose Flow triggers it matches.
+     * Running, with the schedules' Kafka Streams running or rebalancing, the flows topic read and the Flow triggers
+     * listening: an execution that ends from now on starts the flows whose Flow triggers it matches.
      */
     public boolean ready() {
-        return running() && flowTriggers.listening();
+        return running() && schedules.runningOrRebalancing() && flowTriggers.listening();
     }
 
     /** Waits until {@link #ready()}, at most {@code timeout}; answers whether it is. */

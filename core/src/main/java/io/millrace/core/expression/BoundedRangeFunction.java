@@ -11,8 +11,8 @@ import java.util.Map;
 
 /**
  * Pebble's {@code range(start, end, increment)} (also behind {@code start..end}), bounded: a numeric range may have
- * at most {@link RenderLimits#MAX_RANGE_ELEMENTS} elements and the ranges of one render
- * {@link RenderLimits#MAX_RANGE_ELEMENTS_PER_RENDER} together. Numeric ranges are built here (the same Long elements,
+ * at most {@code expression-max-collection-size} elements, and spends a step of the render's budget for each, so
+ * nested loops over ranges run out of steps, not for hours. Numeric ranges are built here (the same Long elements,
  * end included, as Pebble's, without its overflow near Long.MAX_VALUE); character ranges and argument errors are
  * Pebble's own (a character range has at most 65,536 elements).
  */
@@ -37,11 +37,9 @@ final class BoundedRangeFunction implements Function {
         long from = start.longValue();
         long by = step.longValue();
         long size = size(from, end.longValue(), by);
-        if (size > RenderLimits.MAX_RANGE_ELEMENTS) {
-            throw new RenderLimitException(RenderLimits.exceeded("MAX_RANGE_ELEMENTS", RenderLimits.MAX_RANGE_ELEMENTS,
-                    "A range of " + size + " elements"));
-        }
-        RenderBudget.spendRangeElements(size);
+        RenderBudget budget = RenderBudget.current();
+        budget.checkElements(size, "A range");
+        budget.spend(size);
         List<Long> elements = new ArrayList<>((int) size);
         for (long i = 0; i < size; i++) {
             elements.add(from + i * by);

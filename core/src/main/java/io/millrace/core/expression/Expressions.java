@@ -3,6 +3,7 @@ package io.millrace.core.expression;
 import io.pebbletemplates.pebble.PebbleEngine;
 import io.pebbletemplates.pebble.cache.tag.NoOpTagCache;
 import io.pebbletemplates.pebble.error.AttributeNotFoundException;
+import io.pebbletemplates.pebble.error.ClassAccessException;
 import io.pebbletemplates.pebble.error.ParserException;
 import io.pebbletemplates.pebble.error.PebbleException;
 import io.pebbletemplates.pebble.error.RootAttributeNotFoundException;
@@ -24,9 +25,11 @@ import java.util.regex.Pattern;
  * no auto-escaping, no new-line trimming after tags, {@code ??}/{@code ???} coalescing, maps and lists
  * printed as compact JSON, dates as ISO-8601, and Kestra's filters, tests and functions (see
  * {@link KestraFunctionsExtension}). Templates are loaded only from the string itself (no file or class-path
- * includes). A render never hangs on ranges nor prints without end ({@link RenderLimits}), and any failure while
- * parsing or evaluating, a stack overflow included, is an {@link ExpressionException}. Thread-safe; one instance is
- * meant to be shared by the whole process.
+ * includes). A render is bounded in steps, time and size ({@link RenderLimits}: every loop iteration, write, filter,
+ * function, regular expression and jq builtin spends a per-render budget, and what a render builds is measured), a
+ * template may call no Java method ({@link AllowedMethods}), and any failure while parsing or evaluating, a stack
+ * overflow and a limit included, is an {@link ExpressionException}. Thread-safe; one instance is meant to be shared by
+ * the whole process.
  */
 public final class Expressions {
 
@@ -41,10 +44,19 @@ public final class Expressions {
             .newLineTrimming(false)
             .templateCache(cache)
             .tagCache(new NoOpTagCache())
-            .extension(new CoalescingExtension(), new KestraFunctionsExtension(), new RenderLimitsExtension())
+            .methodAccessValidator(new AllowedMethods())
+            .registerExtensionCustomizer(BoundedExtension::new)
+            .extension(new CoalescingExtension(), new BoundedExtension(new KestraFunctionsExtension()))
             .build();
+    private final RenderLimits limits;
 
+    /** Renders under the default {@link RenderLimits} (tests; the roles take theirs from the configuration). */
     public Expressions() {
+        this(RenderLimits.DEFAULTS);
+    }
+
+    public Expressions(RenderLimits limits) {
+        this.limits = limits;
     }
 
     /**
@@ -57,8 +69,7 @@ public final class Expressions {
         }
         try {
             PebbleTemplate compiled = engine.getTemplate(template);
-            JsonPrintingWriter writer = new JsonPrintingWriter();
-            RenderBudget.start();
+            JsonPrintingWriter writer = new JsonPrintingWriter(RenderBudget.start(limits));
             compiled.evaluate(writer, variables == null ? Map.of() : variables);
             return writer.toString();
         } catch (PebbleException e) {
@@ -66,10 +77,10 @@ public final class Expressions {
         } catch (RenderLimitException e) {
             throw new ExpressionException(template, e.getMessage(), e);
         } catch (IOException | UncheckedIOException e) {
-            throw new ExpressionException(template, String.valueOf(e.getMessage()), e);
+            throw new ExpressionException(template, limitOr(e, String.valueOf(e.getMessage())), e);
         } catch (RuntimeException e) {
             // a filter, function or attribute getter failed while evaluating
-            throw new ExpressionException(template, e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+            throw new ExpressionException(template, limitOr(e, e.getClass().getSimpleName() + ": " + e.getMessage()), e);
         } catch (StackOverflowError e) {
             throw new ExpressionException(template, "The template nests too deeply: parsing or evaluating it overflowed"
                     + " the stack (a macro that calls itself?)", e);
@@ -112,8 +123,21 @@ public final class Expressions {
         return cache.size();
     }
 
+    /** The message of the limit that caused a failure (Pebble and Jackson wrap what they call), or the description. */
+    private static String limitOr(Throwable failure, String description) {
+        RenderLimitException limit = RenderLimitException.causing(failure);
+        return limit != null ? limit.getMessage() : description;
+    }
+
     private static String describe(String template, PebbleException e) {
         String where = e.getLineNumber() != null ? " at line " + e.getLineNumber() : "";
+        RenderLimitException limit = RenderLimitException.causing(e);
+        if (limit != null) {
+            return limit.getMessage() + where;
+        }
+        if (e instanceof ClassAccessException) {
+            return "Calling a Java method is not allowed in expressions (" + e.getPebbleMessage() + ")" + where;
+        }
         if (e instanceof RootAttributeNotFoundException missing) {
             return "Missing variable: '" + missing.getAttributeName() + "'" + where;
         }

@@ -8,6 +8,7 @@ import io.pebbletemplates.pebble.extension.Filter;
 import io.pebbletemplates.pebble.template.EvaluationContext;
 import io.pebbletemplates.pebble.template.PebbleTemplate;
 import net.thisptr.jackson.jq.BuiltinFunctionLoader;
+import net.thisptr.jackson.jq.Expression;
 import net.thisptr.jackson.jq.Function;
 import net.thisptr.jackson.jq.JsonQuery;
 import net.thisptr.jackson.jq.Scope;
@@ -23,9 +24,16 @@ import java.util.Map;
  * list of every value it emits, never unwrapped ({@code jq('.key')} gives {@code ["my-key"]}; add {@code | first}
  * for the value). A string input is parsed as JSON first (text that is not JSON fails the render); maps, lists and
  * other values are taken as they are; null gives null. Emitted strings, numbers, booleans and null become Java
- * values, objects and arrays become maps and lists. Each program is compiled once and kept in a bounded cache;
- * a program may emit at most {@link RenderLimits#MAX_JQ_RESULTS} values, and its {@code range} at most
- * {@link RenderLimits#MAX_RANGE_ELEMENTS}.
+ * values, objects and arrays become maps and lists. Each program is compiled once and kept in a bounded cache.
+ *
+ * <p>A program spends the render's budget: a step for each call of a builtin and each evaluation of a builtin's
+ * argument (so {@code until}, {@code while}, {@code limit}, {@code recurse} and the like count their rounds), for each
+ * value {@code range} produces, for each regular expression search ({@link JqRegex}, also bounded in
+ * time) and for each value emitted; it may emit at most {@code expression-max-jq-results} values, and its input may
+ * print to at most {@code expression-max-string-chars} characters. A limit stops the program with a
+ * {@link RenderLimitException}, which jq's {@code try} does not catch. Not counted: a program that loops over arrays
+ * with operators alone, calling no builtin ({@code .[] as $a | .[] as $b | ...}); the render's time limit is read
+ * only when steps are spent.
  */
 final class JqFilter implements Filter {
 
@@ -39,19 +47,39 @@ final class JqFilter implements Filter {
 
     JqFilter() {
         BuiltinFunctionLoader.getInstance().loadFunctions(Versions.JQ_1_6, builtins);
+        builtins.addFunction("_match_impl", 3, JqRegex.MATCH);
+        builtins.addFunction("_sub_impl", 3, JqRegex.SUB);
         for (int arity = 1; arity <= 3; arity++) {
-            builtins.addFunction(RANGE, arity, bounded(builtins.getFunction(RANGE, arity)));
+            builtins.addFunction(RANGE, arity, counted(builtins.getFunction(RANGE, arity)));
         }
+        Map.copyOf(builtins.getLocalFunctions()).forEach((name, function) -> builtins.addFunction(name, spending(function)));
     }
 
-    /** jq's {@code range}, stopped past {@link RenderLimits#MAX_RANGE_ELEMENTS} values: {@code range(1e12)} would run for hours. */
-    private static Function bounded(Function range) {
+    /**
+     * A builtin that spends a step each time it is called and each time it evaluates one of its arguments: a loop
+     * such as {@code until(cond; update)} evaluates its arguments once a round, whether it is written in Java or in jq.
+     */
+    private static Function spending(Function builtin) {
         return (scope, args, in, path, output, version) -> {
-            int[] emitted = {0};
+            RenderBudget budget = RenderBudget.current();
+            budget.spend(1);
+            List<Expression> spendingArgs = new ArrayList<>(args.size());
+            for (Expression arg : args) {
+                spendingArgs.add((argScope, argIn, argPath, argOutput, requirePath) -> {
+                    budget.spend(1);
+                    arg.apply(argScope, argIn, argPath, argOutput, requirePath);
+                });
+            }
+            builtin.apply(scope, spendingArgs, in, path, output, version);
+        };
+    }
+
+    /** jq's {@code range}, spending a step for each value it produces: {@code last(range(1e12))} emits nothing for hours. */
+    private static Function counted(Function range) {
+        return (scope, args, in, path, output, version) -> {
+            RenderBudget budget = RenderBudget.current();
             range.apply(scope, args, in, path, (value, valuePath) -> {
-                if (++emitted[0] > RenderLimits.MAX_RANGE_ELEMENTS) {
-                    throw new JsonQueryException(RenderLimits.exceeded("MAX_RANGE_ELEMENTS", RenderLimits.MAX_RANGE_ELEMENTS, "jq's range"));
-                }
+                budget.spend(1);
                 output.emit(value, valuePath);
             }, version);
         };
@@ -73,11 +101,14 @@ final class JqFilter implements Filter {
         }
         JsonQuery program = programs.computeIfAbsent(expression, e -> compile(e, self, lineNumber));
         JsonNode in = toTree(input, self, lineNumber);
+        RenderBudget budget = RenderBudget.current();
+        int maxResults = budget.limits().maxJqResults();
         List<Object> results = new ArrayList<>();
         try {
             program.apply(Scope.newChildScope(builtins), in, value -> {
-                if (results.size() == RenderLimits.MAX_JQ_RESULTS) {
-                    throw new JsonQueryException(RenderLimits.exceeded("MAX_JQ_RESULTS", RenderLimits.MAX_JQ_RESULTS, "The number of values emitted"));
+                budget.spend(1);
+                if (results.size() == maxResults) {
+                    budget.fail(RenderLimits.exceeded(RenderLimits.MAX_JQ_RESULTS, maxResults, "The number of values jq emitted"));
                 }
                 results.add(toJava(value));
             });
@@ -99,8 +130,11 @@ final class JqFilter implements Filter {
         }
     }
 
+    /** The input as a JSON tree; a list or map is measured first, as it may print far bigger than it weighs. */
     private static JsonNode toTree(Object input, PebbleTemplate self, int lineNumber) {
         if (!(input instanceof String text)) {
+            RenderBudget budget = RenderBudget.current();
+            budget.checkChars(Sizes.printedChars(input, budget.limits().maxStringChars()), "The input of 'jq'");
             return JsonPrintingWriter.JSON.valueToTree(input);
         }
         try {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.pebbletemplates.pebble.extension.writer.SpecializedWriter;
 
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.time.ZonedDateTime;
@@ -17,9 +18,11 @@ import java.util.Map;
  * The writer every render goes through. Pebble hands each {@code {{ value }}} to {@link #write(Object)}
  * (it does so for any {@link SpecializedWriter} that is not a StringWriter), which lets us print like Kestra:
  * maps, collections and arrays as compact JSON (so the rendered text parses back), temporal values as
- * ISO-8601, everything else as Pebble would. Prints at most {@link RenderLimits#MAX_RENDERED_CHARS} characters
- * (Pebble's own maxRenderedSize would wrap this writer and so lose the JSON printing). Not thread-safe: one instance
- * per render.
+ * ISO-8601, everything else as Pebble would. Prints at most {@code expression-max-rendered-chars} characters
+ * (Pebble's own maxRenderedSize would wrap this writer and so lose the JSON printing), and every write spends a step
+ * of the render's budget. A map or list is printed straight into this writer, so one far bigger printed than held
+ * (many elements sharing one big string) fails at the limit instead of being built whole first. Not thread-safe: one
+ * instance per render.
  */
 final class JsonPrintingWriter extends Writer implements SpecializedWriter {
 
@@ -29,11 +32,16 @@ final class JsonPrintingWriter extends Writer implements SpecializedWriter {
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
 
     private final StringBuilder out = new StringBuilder();
+    private final RenderBudget budget;
+
+    JsonPrintingWriter(RenderBudget budget) {
+        this.budget = budget;
+    }
 
     @Override
     public void write(Object value) {
         if (value instanceof Map<?, ?> || value instanceof Collection<?> || value instanceof Object[]) {
-            write(toJson(value));
+            writeJson(value);
         } else if (value instanceof ZonedDateTime zoned) {
             // ZonedDateTime.toString() appends "[Zone/Id]", which is not ISO-8601
             write(DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(zoned));
@@ -42,12 +50,22 @@ final class JsonPrintingWriter extends Writer implements SpecializedWriter {
         }
     }
 
-    static String toJson(Object value) {
+    /** Writes a value as JSON into a writer (this one, or a {@link CappedText}). */
+    static void writeJson(Object value, Writer writer) {
         try {
-            return JSON.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException("value cannot be printed as JSON: " + e.getOriginalMessage(), e);
+            JSON.writeValue(writer, value);
+        } catch (IOException e) {
+            RenderLimitException limit = RenderLimitException.causing(e);
+            if (limit != null) {
+                throw limit;
+            }
+            throw new UncheckedIOException("value cannot be printed as JSON: "
+                    + (e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage()), e);
         }
+    }
+
+    private void writeJson(Object value) {
+        writeJson(value, this);
     }
 
     @Override
@@ -109,11 +127,15 @@ final class JsonPrintingWriter extends Writer implements SpecializedWriter {
         out.append(s);
     }
 
-    /** Checked before appending text, and after appending a number or a char (a few characters over is harmless). */
+    /**
+     * Spends a step, and checks the size: before appending text, after appending a number or a char (a few characters
+     * over is harmless).
+     */
     private void ensureRoom(int chars) {
-        if (out.length() + chars > RenderLimits.MAX_RENDERED_CHARS) {
-            throw new RenderLimitException(RenderLimits.exceeded("MAX_RENDERED_CHARS", RenderLimits.MAX_RENDERED_CHARS,
-                    "The rendered text"));
+        budget.spend(1);
+        int max = budget.limits().maxRenderedChars();
+        if ((long) out.length() + chars > max) {
+            budget.fail(RenderLimits.exceeded(RenderLimits.MAX_RENDERED_CHARS, max, "The rendered text"));
         }
     }
 

@@ -6,4 +6,17 @@ final class RenderLimitException extends RuntimeException {
     RenderLimitException(String message) {
         super(message, null, false, false);
     }
+
+    /**
+     * The RenderLimitException that caused a failure, or null: Pebble and Jackson wrap what a filter or a writer
+     * throws in exceptions of their own.
+     */
+    static RenderLimitException causing(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RenderLimitException limit) {
+                return limit;
+            }
+        }
+        return null;
+    }
 }

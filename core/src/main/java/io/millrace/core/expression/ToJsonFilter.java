@@ -27,7 +27,9 @@ final class ToJsonFilter implements Filter {
             return "null";
         }
         try {
-            return JsonPrintingWriter.toJson(input);
+            CappedText json = new CappedText("The result of the filter 'toJson'");
+            JsonPrintingWriter.writeJson(input, json);
+            return json.toString();
         } catch (UncheckedIOException e) {
             throw new PebbleException(e, "Unable to write a " + input.getClass().getSimpleName() + " as JSON", lineNumber, self.getName());
         }

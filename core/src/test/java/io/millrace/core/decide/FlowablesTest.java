@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The flowables, task options and retries, decided one command at a time. */
 class FlowablesTest {
@@ -434,6 +435,31 @@ class FlowablesTest {
             // then
             assertThat(driver.runOf("broken").state()).isEqualTo(State.FAILED);
             assertThat(driver.execution().state()).isEqualTo(State.FAILED);
+        }
+
+        @Test
+        @Timeout(60)
+        void shouldFailARunWhoseRunIfGoesPastTheRenderLimits() {
+            // given: the runIf of the report, 10^10 loop iterations
+            var driver = ExecutionDriver.flow(flow("""
+                    tasks:
+                      - id: looping
+                        type: log
+                        message: m
+                        runIf: "{% set l = range(0,99999) %}{% for a in l %}{% for b in l %}{% endfor %}{% endfor %}true"
+                      - {id: never, type: log, message: m}
+                    """));
+
+            // when
+            var created = driver.create();
+
+            // then
+            assertThat(driver.runOf("looping").state()).isEqualTo(State.FAILED);
+            assertThat(driver.runOf("looping").error())
+                    .startsWith("runIf: Unable to render")
+                    .endsWith("exceeds the render limit expression-max-steps (1000000)");
+            assertThat(driver.execution().state()).isEqualTo(State.FAILED);
+            assertThat(dispatchedTaskIds(created)).isEmpty();
         }
 
         @Test

@@ -1,7 +1,9 @@
 package io.millrace.core.expression;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -101,8 +103,9 @@ class JqFilterTest {
 
     @Test
     void shouldCompileEachProgramOnce() {
-        // given
+        // given: called as a render calls it
         JqFilter jq = new JqFilter();
+        RenderBudget.start(RenderLimits.DEFAULTS);
 
         // when
         for (int i = 0; i < 3; i++) {
@@ -116,12 +119,62 @@ class JqFilterTest {
     }
 
     @Test
-    void shouldBoundJqRange() throws Exception {
-        // when / then
+    @Timeout(60)
+    void shouldSpendAStepForEachValueOfJqRange() throws Exception {
+        // when / then: the values a program never emits count too
         assertThat(expressions.render("{{ 1 | jq('[range(5)] | length') }}", Map.of())).isEqualTo("[5]");
-        assertThatThrownBy(() -> expressions.render("{{ 1 | jq('[range(1e12)] | length') }}", Map.of()))
+        for (String program : List.of("[range(1e12)] | length", "last(range(1e12))", "reduce range(1e12) as $x (0; .)",
+                "try last(range(1e12)) catch 0")) {
+            assertThatThrownBy(() -> expressions.render("{{ 1 | jq('" + program + "') }}", Map.of()))
+                    .as(program)
+                    .isInstanceOf(ExpressionException.class)
+                    .hasMessageContaining("exceeds the render limit expression-max-steps (1000000)");
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldSpendAStepForEachRoundOfAJqLoop() {
+        // given: loops of builtins that emit nothing while they go round (jackson-jq's jq 1.6 has no repeat); a small
+        // budget, as each round of these recursive builtins also deepens the stack
+        var fewSteps = new Expressions(RenderLimits.DEFAULTS.withMaxSteps(100).withMaxTime(Duration.ofMinutes(5)));
+
+        // when / then
+        for (String program : List.of("until(. > 1e9; . + 1)", "[limit(1e9; recurse(. + 1))] | length",
+                "[while(. < 1e9; . + 1)] | length")) {
+            assertThatThrownBy(() -> fewSteps.render("{{ 1 | jq('" + program + "') }}", Map.of()))
+                    .as(program)
+                    .isInstanceOf(ExpressionException.class)
+                    .hasMessageContaining("expression-max-steps (100)");
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldStopACatastrophicJqRegularExpressionAtTheTimeLimit() {
+        // given: joni takes a minute over 28 a's and a b
+        var quick = new Expressions(RenderLimits.DEFAULTS.withMaxTime(Duration.ofMillis(200)));
+        Map<String, Object> vars = Map.of("text", "a".repeat(28) + "b");
+
+        // when / then
+        assertThatThrownBy(() -> quick.render("{{ text | toJson | jq('test(\"(a+)+$\")') }}", vars))
                 .isInstanceOf(ExpressionException.class)
-                .hasMessageContaining("jq's range exceeds the render limit MAX_RANGE_ELEMENTS (100000)");
+                .hasMessageContaining("exceeds the render limit expression-max-time (PT0.2S)");
+    }
+
+    @Test
+    void shouldKeepJqRegularExpressions() throws Exception {
+        // given
+        Map<String, Object> vars = Map.of("text", "\"été, abcb\"");
+
+        // when
+        String rendered = expressions.render("{{ text | jq('[test(\"B\"; \"i\"), ([match(\"(?<x>b)|(c)\"; \"g\")] | map(.offset)),"
+                + " capture(\"(?<w>[a-z]+)$\"), [scan(\"[bc]\")], [splits(\", \")], sub(\"(?<x>b)\"; \"[\\(.x)]\"),"
+                + " gsub(\"b\"; \"B\"), ([match(\"(a)|(z)\").captures[] | .offset])]') }}", vars);
+
+        // then: offsets count code points
+        assertThat(rendered).isEqualTo("[[true,[6,7,8],{\"w\":\"abcb\"},[\"b\",\"c\",\"b\"],[\"été\",\"abcb\"],"
+                + "\"été, a[b]cb\",\"été, aBcB\",[5,-1]]]");
     }
 
     @Test
@@ -129,6 +182,6 @@ class JqFilterTest {
         // when / then
         assertThatThrownBy(() -> expressions.render("{{ 1 | jq('range(100000), range(100000)') }}", Map.of()))
                 .isInstanceOf(ExpressionException.class)
-                .hasMessageContaining("exceeds the render limit MAX_JQ_RESULTS (100000)");
+                .hasMessageContaining("exceeds the render limit expression-max-jq-results (100000)");
     }
 }
