@@ -48,6 +48,7 @@ class TriggerBacklogTest {
         String topic = "backlog-" + UUID.randomUUID().toString().substring(0, 8);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
             admin.createTopics(List.of(new NewTopic(topic, 4, (short) 1))).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(topic));
         }
         try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker(),
                 ProducerConfig.LINGER_MS_CONFIG, 5), new StringSerializer(), new StringSerializer())) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.TopicAdmin;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,6 +46,7 @@ class TriggerCrashTest {
         String group = "burst-" + suffix;
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
             admin.createTopics(List.of(new NewTopic(topic, 4, (short) 1))).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(topic));
         }
         File log = new File(System.getProperty("java.io.tmpdir"), "millrace-trigger-crash.log");
         Files.deleteIfExists(log.toPath());

@@ -8,6 +8,7 @@ import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.Json;
+import io.millrace.serdes.TopicAdmin;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -265,6 +266,7 @@ class TriggersEndToEndTest {
     private static void createTopics(String... names) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
             admin.createTopics(java.util.Arrays.stream(names).map(n -> new NewTopic(n, 1, (short) 1)).toList()).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(names));
         }
     }
 

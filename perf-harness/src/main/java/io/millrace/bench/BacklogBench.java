@@ -5,6 +5,7 @@ import io.millrace.core.execution.ExecutionTrigger;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.SnapshotKeys;
+import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.StateValue;
@@ -98,6 +99,7 @@ final class BacklogBench {
     private List<Phase> run(int n) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers))) {
             admin.createTopics(List.of(new NewTopic(eventTopic, partitions, (short) 1))).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(eventTopic));
         }
         deploy(Workload.W1.source());
         deploy(w7(true));

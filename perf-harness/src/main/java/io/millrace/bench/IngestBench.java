@@ -89,12 +89,7 @@ final class IngestBench {
             // the copier's topic too, now: its leaders are settled when it writes
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1), new NewTopic(topic + "-copy", 4, (short) 1)))
                     .all().get();
-            // a new topic's partitions get their leader a moment later: produce only to a topic that has them all
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().stream()
-                    .anyMatch(p -> p.leader() == null || p.leader().isEmpty()) && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
+            TopicAdmin.awaitWritable(admin, List.of(topic, topic + "-copy"));
         }
         // not idempotent: a brand-new partition first answers NOT_LEADER, after which this client's idempotent producer
         // was seen to retry OUT_OF_ORDER_SEQUENCE_NUMBER forever; a repeated event only adds a record to read

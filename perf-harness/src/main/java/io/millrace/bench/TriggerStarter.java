@@ -1,6 +1,7 @@
 package io.millrace.bench;
 
 import io.millrace.serdes.Json;
+import io.millrace.serdes.TopicAdmin;
 import io.millrace.triggers.TriggerIds;
 import java.time.Duration;
 import java.util.List;
@@ -45,6 +46,7 @@ final class TriggerStarter implements Starter {
     static void createTopic(String bootstrapServers, String topic, int partitions) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(topic));
         }
     }
 

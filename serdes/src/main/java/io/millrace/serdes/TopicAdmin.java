@@ -4,14 +4,18 @@ import io.millrace.config.MillraceConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -29,8 +33,8 @@ public final class TopicAdmin {
     }
 
     /**
-     * Creates the missing ones of {@code topics}, then waits until the broker answering has a leader for each partition
-     * of those it created: a producer that writes to a partition its broker has not set up yet gets
+     * Creates the missing ones of {@code topics}, then waits until each partition of those it created can take writes
+     * ({@link #awaitWritable}): a producer that writes to a partition its broker has not set up yet gets
      * {@code NOT_LEADER_OR_FOLLOWER}, and an idempotent one with more requests in flight may then see its retries
      * refused as out of order until they time out (KAFKA-15591, fixed for Kafka 4.5; 4.4 still has it).
      */
@@ -54,18 +58,27 @@ public final class TopicAdmin {
                     throw new IllegalStateException("Interrupted while creating topic " + name, e);
                 }
             });
-            awaitLeaders(admin, created);
+            awaitWritable(admin, created);
         }
     }
 
-    /** Waits (at most {@link #LEADERS_WAIT}) until every partition of {@code topics} has a leader. */
-    private static void awaitLeaders(Admin admin, List<String> topics) {
+    /**
+     * Waits (at most {@link #LEADERS_WAIT}) until every partition of {@code topics} can take writes: each has a leader,
+     * and that leader has set the partition up, which a leader in the metadata alone does not prove. Offsets are read
+     * from each leader, which answers {@code NOT_LEADER_OR_FOLLOWER} (and the admin client asks again) until then. Past
+     * the wait, producers' own retries take over.
+     */
+    public static void awaitWritable(Admin admin, Collection<String> topics) {
         if (topics.isEmpty()) {
             return;
         }
         try {
-            describe(admin, topics, LEADERS_WAIT, description -> description.partitions().stream()
-                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+            var descriptions = describe(admin, List.copyOf(topics), LEADERS_WAIT, description -> description.partitions()
+                    .stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+            Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
+            descriptions.forEach((name, description) -> description.partitions()
+                    .forEach(p -> partitions.put(new TopicPartition(name, p.partition()), OffsetSpec.latest())));
+            admin.listOffsets(partitions, new ListOffsetsOptions().timeoutMs((int) LEADERS_WAIT.toMillis())).all().get();
         } catch (ExecutionException e) {
             // past the wait, or refused: producers' own retries take over
         } catch (InterruptedException e) {

@@ -8,6 +8,7 @@ import io.millrace.core.command.CreateExecution;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
 import io.millrace.serdes.CommandMapper;
+import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import java.time.Duration;
 import java.util.List;
@@ -110,6 +111,7 @@ class KafkaBatchTriggerTest {
         String topic = "batch-" + UUID.randomUUID().toString().substring(0, 8);
         try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(topic));
         }
         try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker()),
                 new StringSerializer(), new StringSerializer())) {

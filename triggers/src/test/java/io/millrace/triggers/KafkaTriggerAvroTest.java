@@ -9,6 +9,7 @@ import io.millrace.core.command.CreateExecution;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
 import io.millrace.serdes.CommandMapper;
+import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -51,6 +52,7 @@ class KafkaTriggerAvroTest {
         String topic = "avro-orders-" + UUID.randomUUID().toString().substring(0, 8);
         try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(topic));
         }
         try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
                 new StringSerializer(), new ByteArraySerializer())) {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
+import io.millrace.serdes.TopicAdmin;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -92,6 +93,7 @@ class KafkaTriggerSendFailureTest {
     private static void fill(String topic) throws Exception {
         try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(topic));
         }
         try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker()),
                 new StringSerializer(), new StringSerializer())) {

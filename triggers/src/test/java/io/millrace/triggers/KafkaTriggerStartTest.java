@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
+import io.millrace.serdes.TopicAdmin;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
@@ -40,6 +41,7 @@ class KafkaTriggerStartTest {
         String topic = "start-" + UUID.randomUUID().toString().substring(0, 8);
         try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(topic));
         }
         write(topic, "before-1", "before-2");
         var commands = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
@@ -71,6 +73,7 @@ class KafkaTriggerStartTest {
         String topic = "saved-" + UUID.randomUUID().toString().substring(0, 8);
         try (var admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(topic));
         }
         Instant saved = Instant.now().minusSeconds(60).truncatedTo(ChronoUnit.MILLIS);
         try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker()),

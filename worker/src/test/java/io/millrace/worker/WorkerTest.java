@@ -89,6 +89,7 @@ class WorkerTest {
         String topic = "produced-" + UUID.randomUUID().toString().substring(0, 8);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(topic));
         }
         WorkerTaskRecord produce = task("exec-p", "emit", "kafka-produce", Map.of(
                 "properties", Map.of("bootstrap.servers", config.bootstrapServers()),

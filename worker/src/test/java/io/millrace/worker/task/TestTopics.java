@@ -3,6 +3,7 @@ package io.millrace.worker.task;
 import static org.assertj.core.api.Assertions.fail;
 
 import io.millrace.broker.EmbeddedKafkaBroker;
+import io.millrace.serdes.TopicAdmin;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,6 +35,7 @@ final class TestTopics {
         String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+            TopicAdmin.awaitWritable(admin, List.of(name));
         }
         return name;
     }
