@@ -58,7 +58,7 @@ public final class ConfigLoader {
             Map.entry("max-wait-requests", "1000"),
             Map.entry("max-executor-backlog", "2000"),
             Map.entry("max-record-bytes", "1000000"),
-            Map.entry("max-decision-bytes", "67108864"),
+            Map.entry("max-decision-bytes", "16777216"),
             Map.entry("max-task-runs", "100000"),
             Map.entry("max-flowable-concurrency", "1000"),
             Map.entry(RenderLimits.MAX_STEPS, String.valueOf(RenderLimits.DEFAULTS.maxSteps())),

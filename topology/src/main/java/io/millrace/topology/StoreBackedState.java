@@ -14,6 +14,7 @@ import io.millrace.serdes.avro.StoredExecution;
 import io.millrace.serdes.avro.StoredTaskRun;
 import io.millrace.serdes.avro.TaskRunRecord;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,11 @@ final class StoreBackedState implements MutableExecutionState {
     private final Map<String, String> pendingJson = new HashMap<>();
     /** Stored outputs read during this decision (variables for a dispatch, then the snapshot, read them again). */
     private final Map<String, OutputsRecord> readOutputs = new HashMap<>();
+    /**
+     * Stored outputs as the variables see them, parsed once a decision: a ForEach that starts many lanes reading one
+     * big output would otherwise parse it again for each lane's dispatch.
+     */
+    private final Map<String, Map<String, Object>> parsedOutputs = new HashMap<>();
     private Execution execution;
     /** The version of the stored execution this decision started from; 0 for a new one. */
     private long version;
@@ -127,8 +133,10 @@ final class StoreBackedState implements MutableExecutionState {
         if (pending != null) {
             return pending;
         }
-        OutputsRecord stored = storedOutputs(taskRunId);
-        return stored == null ? Map.of() : Json.readMap(stored.getJson());
+        return parsedOutputs.computeIfAbsent(taskRunId, id -> {
+            OutputsRecord stored = storedOutputs(id);
+            return stored == null ? Map.of() : Collections.unmodifiableMap(Json.readMap(stored.getJson()));
+        });
     }
 
     /** A task run's outputs as the JSON the store keeps, or null when it has none. */

@@ -20,9 +20,10 @@ import java.time.Duration;
  *
  * @param maxSteps steps one render may take ({@value #MAX_STEPS}); default one million
  * @param maxTime wall time one render may take, read every 1,024 steps and by jq's
- *     regular expressions ({@value #MAX_TIME}); default one second: the executor's stream thread decides for
- *     every execution of its partitions, and a second is long enough for any real template and short enough to keep
- *     the others moving
+ *     regular expressions ({@value #MAX_TIME}); default 100 ms: the executor's stream thread decides for
+ *     every execution of its partitions, and every other execution there waits while one render runs. A real template
+ *     renders in microseconds; a catastrophic regular expression, which steps do not stop, runs until this limit, and
+ *     with one second it held the others' p99 at a second (the poison suite, {@code bench --poison})
  * @param maxStringChars characters of one string a render builds: by {@code ~}, {@code +}, a filter, a function, a
  *     {@code set}, a macro's argument or output ({@value #MAX_STRING_CHARS}); default ten million, as much as a render
  *     may print, so whatever a render may print it may also build once
@@ -41,7 +42,7 @@ public record RenderLimits(long maxSteps, Duration maxTime, int maxStringChars, 
     public static final String MAX_RENDERED_CHARS = "expression-max-rendered-chars";
     public static final String MAX_JQ_RESULTS = "expression-max-jq-results";
 
-    public static final RenderLimits DEFAULTS = new RenderLimits(1_000_000, Duration.ofSeconds(1), 10_000_000,
+    public static final RenderLimits DEFAULTS = new RenderLimits(1_000_000, Duration.ofMillis(100), 10_000_000,
             100_000, 10_000_000, 100_000);
 
     public RenderLimits {
