@@ -44,6 +44,7 @@ public final class BenchCommand implements Callable<Integer> {
     enum Via { kafka, rest }
 
     private final String engineMainClass;
+    private final List<PoisonBench.Check> poisonChecks = new ArrayList<>();
 
     @Option(names = "--workload", defaultValue = "W1", description = "W1 (OutputValues, Log), W2 (JSONata, OutputValues), "
             + "W3 (Sleep 50 ms), W4 (Sleep 5 s), W5 (Kestra's loop: ForEach over 100 values, 101 task runs), "
@@ -87,6 +88,17 @@ public final class BenchCommand implements Callable<Integer> {
             + "off, then drained, against the same N creates written straight to the commands topic, with REST starts "
             + "measured meanwhile (e.g. 100000)")
     Integer backlog;
+
+    @Option(names = "--poison", description = "Instead of a sweep: the poison suite. The workload at one rate (--rates, "
+            + "default 100) over two windows (--duration, default 40s); as the second begins, every poison flow is started "
+            + "once and records that do not decode reach every topic the roles read. Each poison execution must end within "
+            + "30 s, FAILED naming its limit; a flow nested 200 levels is refused; the load's p99 stays within 2x. Needs "
+            + "the API (--api for a running engine). Writes poison.md; exits 1 when a check fails")
+    boolean poison;
+
+    @Option(names = "--poison-only", split = ",", description = "With --poison: only these poisons (flow ids, e.g. "
+            + "wide-read,big-outputs; 'records' for the records that do not decode; 'nested' for the nested flow)")
+    List<String> poisonOnly = List.of();
 
     @Option(names = "--via", defaultValue = "kafka", description = "kafka (create commands) or rest (the gateway); default ${DEFAULT-VALUE}")
     Via via;
@@ -168,9 +180,17 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** The sweep to run: the rates, window and drain given, else the workload's standard ones. */
+    /**
+     * The sweep to run: the rates, window and drain given, else the workload's standard ones. The poison suite runs
+     * its one rate twice (before and with the poison), in windows of 40 s unless told.
+     */
     Workload.SweepShape sweep() {
         Workload.SweepShape standard = workload.standardSweep();
+        if (poison) {
+            double rate = rates == null ? 100 : rates.get(0);
+            return new Workload.SweepShape(List.of(rate, rate), duration != null ? duration : Duration.ofSeconds(40),
+                    drain != null ? drain : standard.drain());
+        }
         return new Workload.SweepShape(rates != null ? rates : standard.ratesPerS(),
                 duration != null ? duration : standard.duration(), drain != null ? drain : standard.drain());
     }
@@ -205,6 +225,11 @@ public final class BenchCommand implements Callable<Integer> {
         if (backlog != null) {
             return backlog(results, settings);
         }
+        if (poison && ((rates != null && rates.size() > 1) || (bootstrapServers != null && api == null)
+                || workload.triggered())) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--poison runs one rate of a workload started by the bench, and needs --api against a running engine");
+        }
         Workload.SweepShape sweep = sweep();
         System.out.printf(Locale.ROOT, "Millrace bench: %s via %s, rates %s/s, %s a rate, %d setting(s); results in %s%n",
                 workload, via, sweep.ratesPerS().stream().map(Sweep::rate).toList(), sweep.duration(), settings.size(),
@@ -225,6 +250,13 @@ public final class BenchCommand implements Callable<Integer> {
         System.out.println();
         System.out.println(Report.markdown(all));
         System.out.println("Wrote " + results.resolve("results.md") + ", results.csv and latency.svg");
+        if (poison) {
+            PoisonBench.write(results, poisonChecks);
+            System.out.println();
+            System.out.println(PoisonBench.markdown(poisonChecks));
+            System.out.println("Wrote " + results.resolve("poison.md"));
+            return poisonChecks.stream().allMatch(PoisonBench.Check::passed) ? 0 : 1;
+        }
         return 0;
     }
 
@@ -313,6 +345,12 @@ public final class BenchCommand implements Callable<Integer> {
         if (workload.triggered()) {
             TriggerStarter.awaitAssigned(servers, engineConfig.partitions(), "myGroup-" + runId);
         }
+        PoisonBench poisonBench = poison ? new PoisonBench(engineApi, apiToken, servers, topics, engineConfig.workerGroup(),
+                poisonOnly)
+                : null;
+        if (poisonBench != null) {
+            poisonBench.deploy();
+        }
         var tracker = new Tracker();
         FloorProbe floor = FloorProbe.create(servers, topicPrefix + "bench-floor-" + runId, engineConfig.partitions(),
                 (short) 1);
@@ -341,10 +379,27 @@ public final class BenchCommand implements Callable<Integer> {
                 public FloorProbe floor() {
                     return floor;
                 }
+
+                public void windowStarting(int rateIndex) {
+                    if (poisonBench != null && rateIndex == 1) {
+                        poisonBench.strike();
+                    }
+                }
             };
             var plan = new Sweep.Plan(workload, guarantee, setting.describe(), sweep.ratesPerS(), warmup, warmupMax,
                     sweep.duration(), floorDuration, sweep.drain());
-            return Sweep.run(plan, engine, line -> System.out.println("  " + line));
+            List<RateResult> windows = Sweep.run(plan, engine, line -> System.out.println("  " + line));
+            if (poisonBench == null) {
+                return windows;
+            }
+            poisonChecks.addAll(poisonBench.checks());
+            poisonChecks.add(PoisonBench.load(windows));
+            var labelled = new ArrayList<RateResult>();
+            for (int i = 0; i < windows.size(); i++) {
+                String label = (i == 0 ? "poison=off" : "poison=on");
+                labelled.add(windows.get(i).withSettings((setting.describe() + " " + label).strip()));
+            }
+            return labelled;
         } finally {
             floor.delete();
         }

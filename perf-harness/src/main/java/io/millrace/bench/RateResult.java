@@ -30,6 +30,13 @@ public record RateResult(String workload, String guarantee, String settings, dou
         double floorEosP50Ms, int hops, int taskRuns, CpuUse engineCpu, double engineHeapMb, double storeMb, long refused,
         long unanswered, double answerP99Ms) {
 
+    /** This result under other settings' name. */
+    public RateResult withSettings(String otherSettings) {
+        return new RateResult(workload, guarantee, otherSettings, offeredPerS, achievedPerS, p50Ms, p90Ms, p99Ms, p999Ms,
+                maxMs, failures, floorP50Ms, floorEosP50Ms, hops, taskRuns, engineCpu, engineHeapMb, storeMb, refused,
+                unanswered, answerP99Ms);
+    }
+
     /**
      * The floor of the whole flow: one hop's median latency times the hops the workload needs; under exactly-once the
      * start and the end are a plain and an exactly-once hop (the committed terminal snapshot), so that pair's median

@@ -26,6 +26,10 @@ final class Sweep {
         double storeMb();
 
         FloorProbe floor();
+
+        /** Called as the measurement window at {@code rateIndex} (0 for the first rate) begins. */
+        default void windowStarting(int rateIndex) {
+        }
     }
 
     /** How often the warm-up asks whether the JIT has settled. */
@@ -50,6 +54,7 @@ final class Sweep {
         }
         long nextIndex = 1_000_000_000L;
         for (double rate : plan.rates()) {
+            engine.windowStarting(results.size());
             var window = new LatencyWindow();
             long start = System.nanoTime();
             long mid = start + plan.duration().toNanos() / 2;
