@@ -22,9 +22,6 @@ import io.millrace.serdes.SnapshotKeys;
 import io.millrace.core.execution.TaskRuns;
 import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,12 +31,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongConsumer;
-import org.apache.avro.message.BinaryMessageEncoder;
-import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -281,25 +275,5 @@ final class Effects {
         }
         outbox.add(Names.SNAPSHOTS_SINK, executionId, snapshot, fitting(encoded, "The execution's snapshot",
                 " (its inputs, outputs, errors and those of its task runs)"), timestamp);
-    }
-
-    /** Sends a dead letter now (not through an outbox): its payload is left out when the letter would not fit. */
-    void deadLetter(String key, String reason, SpecificRecord original, Instant now) {
-        RecordMetadata source = context.recordMetadata().orElse(null);
-        var letter = DeadLetters.of(source == null ? null : source.topic(), source == null ? -1 : source.partition(),
-                source == null ? -1 : source.offset(), key, reason, original == null ? null : encode(original));
-        byte[] encoded = DeadLetters.encode(letter, limits.maxRecordBytes());
-        context.forward(new Record<>(key, new Encoded(letter, encoded), now.toEpochMilli()), Names.DEAD_LETTERS_SINK);
-    }
-    /** The original command in its own single-object encoding, so an operator can replay it as it was. */
-    private static byte[] encode(SpecificRecord original) {
-        try {
-            ByteBuffer buffer = new BinaryMessageEncoder<SpecificRecord>(SpecificData.get(), original.getSchema()).encode(original);
-            byte[] bytes = new byte[buffer.remaining()];
-            buffer.get(bytes);
-            return bytes;
-        } catch (IOException | RuntimeException e) {
-            return original.toString().getBytes(StandardCharsets.UTF_8);
-        }
     }
 }

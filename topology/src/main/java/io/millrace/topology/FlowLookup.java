@@ -39,4 +39,11 @@ final class FlowLookup {
             return parsed.computeIfAbsent(entry.key, key -> FlowMapper.fromRecord(entry.value));
         }
     }
+
+    /** The flow at the revision the execution runs, or null when there is no execution or no such flow. */
+    Flow ofExecution(StoreBackedState state) {
+        return state.execution()
+                .map(e -> find(e.namespace(), e.flowId(), e.flowRevision()))
+                .orElse(null);
+    }
 }

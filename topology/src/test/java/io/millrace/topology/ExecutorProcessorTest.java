@@ -134,21 +134,12 @@ class ExecutorProcessorTest {
         // when: the result that waited arrives, and the grace passes
         restarted.process(new Record<>("e1", CommandMapper.toRecord(new TaskResult("e1", dispatched.getTaskRunId(), 1,
                 State.SUCCESS, Map.of(), null, "w", restart)), restart.toEpochMilli()));
-        context.setCurrentSystemTimeMs(restart.plus(ExecutorProcessor.leaseGrace(LEASE)).plusSeconds(1).toEpochMilli());
+        context.setCurrentSystemTimeMs(restart.plus(DueTimers.leaseGrace(LEASE)).plusSeconds(1).toEpochMilli());
         context.scheduledPunctuators().getLast().getPunctuator().punctuate(context.currentSystemTimeMs());
 
         // then: the attempt ended by its result, and nothing was dispatched again
         assertThat(dispatchedAttempts()).isEmpty();
-        assertThat(ExecutorProcessor.leaseGrace(LEASE)).isEqualTo(Duration.ofSeconds(10));
-    }
-
-    @Test
-    void shouldFailTheExecutionOnAStackOverflowButLetAJvmThatCannotGoOnStop() {
-        // when / then: a StackOverflowError while deciding is one execution's problem; running out of memory is not
-        ExecutorProcessor.rethrowIfFatal(new StackOverflowError());
-        ExecutorProcessor.rethrowIfFatal(new LinkageError());
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ExecutorProcessor.rethrowIfFatal(new OutOfMemoryError()))
-                .isInstanceOf(OutOfMemoryError.class);
+        assertThat(DueTimers.leaseGrace(LEASE)).isEqualTo(Duration.ofSeconds(10));
     }
 
     @Test

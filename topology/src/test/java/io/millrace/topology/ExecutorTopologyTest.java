@@ -453,6 +453,24 @@ class ExecutorTopologyTest {
     }
 
     @Test
+    void shouldDeadLetterACreateKilledWhileWaitingForItsFlowAndNeverStartIt() {
+        // given: a create for a flow that is not stored yet
+        commands.pipeInput("e13", CommandMapper.toRecord(new CreateExecution("e13", "company.team", "missing", null,
+                Map.of(), Map.of(), START)));
+
+        // when
+        commands.pipeInput("e13", CommandMapper.toRecord(new KillExecution("e13", START)));
+
+        // then: the create is dead-lettered at once, and is not retried once the wait is over
+        DeadLetterRecord letter = deadLetters.readValue();
+        assertThat(letter.getKey()).isEqualTo("e13");
+        assertThat(letter.getReason()).isEqualTo("Killed while waiting for its flow: the execution never started");
+        driver.advanceWallClockTime(ExecutorTopology.FLOW_WAIT.plusSeconds(1));
+        assertThat(deadLetters.isEmpty()).isTrue();
+        assertThat(snapshots.isEmpty()).isTrue();
+    }
+
+    @Test
     void shouldStartAnExecutionOnceItsFlowArrives() throws Exception {
         // given
         commands.pipeInput("e10", CommandMapper.toRecord(new CreateExecution("e10", "company.team", "late", null,
