@@ -33,7 +33,6 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
@@ -68,11 +67,9 @@ final class FlowTriggers implements AutoCloseable {
     private final TriggerMetrics metrics;
     private final FlowsProgress flows;
     private final Expressions expressions;
-    private final Thread thread;
-    private volatile KafkaConsumer<String, byte[]> consumer;
+    private final ConsumerLoop<String, byte[]> loop;
     private volatile List<Target> targets = List.of();
     private volatile boolean listening;
-    private volatile boolean closed;
 
     FlowTriggers(MillraceConfig config, Producer<String, byte[]> commands, TriggerMetrics metrics, FlowsProgress flows) {
         Topics topics = Topics.of(config);
@@ -94,7 +91,19 @@ final class FlowTriggers implements AutoCloseable {
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         this.consumerProperties = Map.copyOf(props);
-        this.thread = Thread.ofPlatform().name("millrace-triggers-flow").unstarted(this::run);
+        this.loop = new ConsumerLoop<>("triggers-flow", this::consumer, new ConsumerLoop.Reader<>() {
+            @Override
+            public void started(KafkaConsumer<String, byte[]> consumer) {
+                listening = false;
+                subscribe(consumer);
+            }
+
+            @Override
+            public Duration readOnce(KafkaConsumer<String, byte[]> consumer) throws Exception {
+                FlowTriggers.this.readOnce(consumer);
+                return Duration.ZERO;
+            }
+        }, () -> metrics.restarted(TriggerTypes.FLOW));
     }
 
     /** The enabled Flow triggers of every enabled flow, as the flows topic has them now. */
@@ -103,7 +112,11 @@ final class FlowTriggers implements AutoCloseable {
     }
 
     void start() {
-        thread.start();
+        loop.start();
+    }
+
+    private KafkaConsumer<String, byte[]> consumer() {
+        return new KafkaConsumer<>(consumerProperties, new StringDeserializer(), new ByteArrayDeserializer());
     }
 
     /**
@@ -111,40 +124,7 @@ final class FlowTriggers implements AutoCloseable {
      * ends meets the Flow triggers.
      */
     boolean listening() {
-        return listening && !closed;
-    }
-
-    /** Reads until closed; a failure (Kafka, a send) starts a new consumer from the last commit, after a pause. */
-    private void run() {
-        var backoff = new Backoff();
-        while (!closed) {
-            try (var consuming = new KafkaConsumer<>(consumerProperties, new StringDeserializer(), new ByteArrayDeserializer())) {
-                consumer = consuming;
-                listening = false;
-                if (closed) {
-                    return;
-                }
-                subscribe(consuming);
-                while (!closed) {
-                    readOnce(consuming);
-                    backoff.reset();
-                }
-            } catch (WakeupException e) {
-                // closing
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (Exception e) {
-                if (closed) {
-                    return;
-                }
-                LOG.warn("Flow triggers failed; they read again from their last commit in {}: {}", backoff.next(), e.toString());
-                metrics.restarted(TriggerTypes.FLOW);
-                if (!backoff.pause()) {
-                    return;
-                }
-            }
-        }
+        return listening && !loop.closed();
     }
 
     private void subscribe(KafkaConsumer<String, byte[]> consuming) {
@@ -202,7 +182,7 @@ final class FlowTriggers implements AutoCloseable {
     private void awaitFlowsSavedBefore(KafkaConsumer<String, byte[]> consuming) throws InterruptedException {
         Map<TopicPartition, Long> saved = consuming.endOffsets(flows.partitions());
         long deadline = System.nanoTime() + FLOWS_WAIT.toNanos();
-        while (!flows.reached(saved) && !closed) {
+        while (!flows.reached(saved) && !loop.closed()) {
             if (System.nanoTime() > deadline) {
                 LOG.warn("The flows watcher has not read the flows topic up to {} within {}; the Flow triggers go on with "
                         + "the flows read so far", saved, FLOWS_WAIT);
@@ -237,7 +217,8 @@ final class FlowTriggers implements AutoCloseable {
                 @SuppressWarnings("unchecked")
                 var rendered = (Map<String, Object>) expressions.renderDeep(target.spec().inputs(), Map.of("trigger", context));
                 inputs = rendered;
-            } catch (ExpressionException e) {
+            } catch (ExpressionException | IllegalArgumentException e) {
+                // the inputs, or the ended execution's outputs they read: that end starts nothing, and is not read again
                 LOG.warn("Flow trigger {} did not start its flow after execution {}: its inputs did not render: {}",
                         trigger.key(), execution.getId(), e.getMessage());
                 metrics.read(trigger, 0, 1, false);
@@ -253,17 +234,6 @@ final class FlowTriggers implements AutoCloseable {
 
     @Override
     public void close() {
-        closed = true;
-        KafkaConsumer<String, byte[]> current = consumer;
-        if (current != null) {
-            current.wakeup();
-        }
-        if (thread.isAlive()) {
-            try {
-                thread.join(Duration.ofSeconds(10));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        loop.close();
     }
 }

@@ -29,6 +29,7 @@ import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -103,6 +104,49 @@ class FlowTriggersTest {
                     .containsExactly(TriggerIds.of("flow", upstream, "company.team", "after", "upstream"));
             assertThat(metrics.get("millrace.trigger.records").tag("type", "io.kestra.plugin.core.trigger.Flow")
                     .tag("outcome", "skipped").counter().count()).isEqualTo(1.0);
+        }
+    }
+
+    @Test
+    void shouldStartAgainAfterACreateFailedAndStartTheFlowOnce() throws Exception {
+        // given: Flow triggers that know the downstream flow, every flow read, and creates answered when the test says
+        MillraceConfig config = engineWithTopics(1);
+        Topics topics = Topics.of(config);
+        var progress = new FlowsProgress();
+        progress.read(Map.of(new TopicPartition(topics.flows().name(), 0), 0L));
+        var commands = new MockProducer<>(false, null, new StringSerializer(), new ByteArraySerializer());
+        var metrics = new SimpleMeterRegistry();
+        String upstream = "upstream-" + UUID.randomUUID();
+        String id = TriggerIds.of("flow", upstream, "company.team", "after", "upstream");
+
+        try (var flowTriggers = new FlowTriggers(config, commands, new TriggerMetrics(metrics), progress)) {
+            flowTriggers.targets(List.of(downstream()));
+            flowTriggers.start();
+            awaitStartCommitted(config, 1);
+            write(topics.executions().name(), upstream, Topics.SNAPSHOT_SERDE.encode(ended(upstream)));
+            await(() -> commands.history().size() == 1);
+
+            // when: Kafka does not take the create
+            commands.errorNext(new TimeoutException("Expiring 1 record(s)"));
+
+            // then: the consumer starts again from the last commit, reads the end again and sends the same create
+            await(() -> commands.history().size() == 2);
+            assertThat(committed(config)).as("nothing committed past the end whose create failed").isZero();
+            commands.completeNext();
+            await(() -> committed(config) == 1);
+            assertThat(commands.history()).extracting(ProducerRecord::key).containsExactly(id, id);
+            assertThat(metrics.get("millrace.trigger.restarts").tag("type", "io.kestra.plugin.core.trigger.Flow")
+                    .counter().count()).isEqualTo(1.0);
+            assertThat(flowTriggers.listening()).isTrue();
+        }
+    }
+
+    /** The Flow triggers' group's committed offset on the executions topic's partition 0; -1 when none. */
+    private static long committed(MillraceConfig config) throws Exception {
+        try (Admin admin = Admin.create(TopicAdmin.adminProperties(config))) {
+            var offset = admin.listConsumerGroupOffsets(config.topicPrefix() + "triggers-flow").partitionsToOffsetAndMetadata()
+                    .get().get(new TopicPartition(Topics.of(config).executions().name(), 0));
+            return offset == null ? -1 : offset.offset();
         }
     }
 

@@ -67,7 +67,7 @@ class KafkaBatchTriggerTest {
         try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(Map.<String, Object>of(
                 "bootstrap.servers", broker(), "group.id", group), new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
                 new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
-            consumer.commitSync(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(0, KafkaTrigger.BATCH_METADATA + 6)));
+            consumer.commitSync(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(0, BatchKafkaTrigger.BATCH_METADATA + 6)));
         }
         var commands = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
 

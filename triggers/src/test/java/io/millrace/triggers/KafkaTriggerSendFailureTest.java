@@ -73,7 +73,56 @@ class KafkaTriggerSendFailureTest {
                 .startsWith(firstId);
     }
 
+    @Test
+    void shouldStartAgainWithALongerPauseAfterEachFailureInARowThenGoOn() throws Exception {
+        // given: 30 records, every create waiting for the test's answer
+        String topic = "send-failures-" + UUID.randomUUID().toString().substring(0, 8);
+        fill(topic);
+        var commands = new MockProducer<>(false, null, new StringSerializer(), new ByteArraySerializer());
+        var metrics = new SimpleMeterRegistry();
+        String firstId = TriggerIds.ofRecord("company.team", "failing", "events", topic, 0, 0, timestampOfFirst(topic));
+
+        try (var trigger = trigger(topic, commands, metrics)) {
+            trigger.start();
+            await(() -> commands.history().size() >= RECORDS);
+
+            // when: the first record's create fails, and again when it is sent again
+            long firstFailure = System.nanoTime();
+            commands.errorNext(new TimeoutException("Expiring 1 record(s)"));
+            while (commands.completeNext()) {
+                // the polls after it
+            }
+            await(() -> sends(commands, firstId) == 2);
+            commands.errorNext(new TimeoutException("Expiring 1 record(s)"));
+            while (commands.completeNext()) {
+                // the polls after it
+            }
+
+            // then: two restarts, 1 s then 2 s apart, and the trigger goes on to commit every record
+            await(() -> sends(commands, firstId) == 3);
+            assertThat(Duration.ofNanos(System.nanoTime() - firstFailure)).isGreaterThanOrEqualTo(Duration.ofSeconds(3));
+            await(() -> {
+                while (commands.completeNext()) {
+                    // the creates sent again
+                }
+                return committed(topic) == RECORDS;
+            });
+            assertThat(metrics.get("millrace.trigger.restarts").tag("type", "io.kestra.plugin.kafka.RealtimeTrigger")
+                    .counter().count()).isEqualTo(2.0);
+        }
+        assertThat(commands.history().stream().map(ProducerRecord::key).distinct().count()).isEqualTo(RECORDS);
+    }
+
+    private static long sends(MockProducer<String, byte[]> commands, String id) {
+        return commands.history().stream().filter(sent -> sent.key().equals(id)).count();
+    }
+
     private static KafkaTrigger trigger(String topic, MockProducer<String, byte[]> commands) throws Exception {
+        return trigger(topic, commands, new SimpleMeterRegistry());
+    }
+
+    private static KafkaTrigger trigger(String topic, MockProducer<String, byte[]> commands,
+            SimpleMeterRegistry metrics) throws Exception {
         Flow flow = new FlowParser().parse("""
                 id: failing
                 namespace: company.team
@@ -87,7 +136,7 @@ class KafkaTriggerSendFailureTest {
                   - {id: a, type: log, message: "{{ trigger.value }}"}
                 """.formatted(topic, topic, broker()));
         var target = new FlowTrigger(flow.namespace(), flow.id(), flow.triggers().getFirst());
-        return new KafkaTrigger(target, commands, "commands", new TriggerMetrics(new SimpleMeterRegistry()), new SchemaRegistries());
+        return new KafkaTrigger(target, commands, "commands", new TriggerMetrics(metrics), new SchemaRegistries());
     }
 
     private static void fill(String topic) throws Exception {
