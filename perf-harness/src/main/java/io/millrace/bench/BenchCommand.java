@@ -99,8 +99,9 @@ public final class BenchCommand implements Callable<Integer> {
             + "gateway, triggers, broker, executor-rebalance (a second executor joins, then the first is killed); default all")
     List<String> faults = Fault.labels();
 
-    @Option(names = "--chaos-pause", defaultValue = "20s", converter = DurationConverter.class,
-            description = "With --chaos: load after a killed process is up again, before the next fault (default ${DEFAULT-VALUE})")
+    @Option(names = "--chaos-pause", defaultValue = "15s", converter = DurationConverter.class,
+            description = "With --chaos: load after a killed process is up again, before the next fault; a quarter of it "
+                    + "runs before each kill, half of it before the first fault (default ${DEFAULT-VALUE})")
     Duration chaosPause;
 
     @Option(names = "--via", defaultValue = "kafka", description = "kafka (create commands) or rest (the gateway); default ${DEFAULT-VALUE}")
@@ -258,8 +259,8 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
-        var plan = new ChaosBench.Plan(rates != null ? rates.getFirst() : 100, plannedFaults, Duration.ofSeconds(10),
-                Duration.ofSeconds(5), chaosPause, drain != null ? drain : Duration.ofSeconds(90), topicPrefix, extra);
+        var plan = ChaosBench.Plan.of(rates != null ? rates.getFirst() : 100, plannedFaults, chaosPause,
+                drain != null ? drain : Duration.ofSeconds(90), topicPrefix, extra);
         List<String> runs = guarantees.isEmpty()
                 ? List.of(System.getenv().getOrDefault("MILLRACE_PROCESSING_GUARANTEE", "exactly_once_v2")) : guarantees;
         System.out.printf(Locale.ROOT, "Millrace chaos: %s/s, faults %s, %s after each; %d core(s); results in %s%n",

@@ -38,6 +38,12 @@ final class ChaosBench {
      */
     record Plan(double ratePerS, List<Fault> faults, Duration steady, Duration lead, Duration pause, Duration drain,
                 String topicPrefix, Map<String, String> extra) {
+        /** A plan whose steady phase is half the pause and whose lead before each kill is a quarter of it (2 s at least). */
+        static Plan of(double ratePerS, List<Fault> faults, Duration pause, Duration drain, String topicPrefix,
+                       Map<String, String> extra) {
+            Duration lead = pause.dividedBy(4).compareTo(Duration.ofSeconds(2)) < 0 ? Duration.ofSeconds(2) : pause.dividedBy(4);
+            return new Plan(ratePerS, faults, lead.multipliedBy(2), lead, pause, drain, topicPrefix, extra);
+        }
     }
 
     /** One guarantee's tally, plus what ended without an acknowledged start, and some faulty ids to look into. */
@@ -65,7 +71,9 @@ final class ChaosBench {
         settings.put("kafka.consumer.session.timeout.ms", "6000");
         settings.putAll(plan.extra());
         out.accept("Starting the broker, an executor, a worker, the gateway and the triggers role (" + guarantee + ")");
+        long starting = System.nanoTime();
         try (ChaosCluster cluster = ChaosCluster.start(engineMainClass, logs, settings)) {
+            out.accept(String.format(Locale.ROOT, "Up after %.0f s; logs in %s", seconds(starting), logs));
             MillraceConfig config = ConfigLoader.load(System.getenv(), cluster.settings(), null);
             Topics topics = new Topics(plan.topicPrefix());
             String suffix = java.util.UUID.randomUUID().toString().substring(0, 8);
