@@ -27,7 +27,7 @@ class ChaosBenchTest {
         // then
         List<String> csv = Files.readAllLines(out.resolve("results.csv"));
         assertThat(csv.getFirst()).isEqualTo("guarantee,fault,accepted,via_kafka,via_rest,via_trigger,ended_once,lost,"
-                + "doubled,resent,rest_unanswered,rest_refused");
+                + "doubled,resent,rest_unanswered,rest_refused,rest_failed");
         assertThat(csv.subList(1, csv.size())).extracting(line -> line.split(",")[1])
                 .containsExactly("\"none (steady)\"", "\"executor\"", "\"worker\"");
         assertThat(csv.subList(1, csv.size())).allSatisfy(line -> {

@@ -99,7 +99,7 @@ public final class BenchCommand implements Callable<Integer> {
             + "gateway, triggers, broker, executor-rebalance (a second executor joins, then the first is killed); default all")
     List<String> faults = Fault.labels();
 
-    @Option(names = "--chaos-pause", defaultValue = "15s", converter = DurationConverter.class,
+    @Option(names = "--chaos-pause", defaultValue = "10s", converter = DurationConverter.class,
             description = "With --chaos: load after a killed process is up again, before the next fault; a quarter of it "
                     + "runs before each kill, half of it before the first fault (default ${DEFAULT-VALUE})")
     Duration chaosPause;
@@ -253,6 +253,8 @@ public final class BenchCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "--chaos kills and restarts the engine's processes, so it starts its own: it cannot go with --bootstrap-servers");
         }
+        // the harness's own Kafka clients would log every reconnect while the broker is down
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
         List<Fault> plannedFaults;
         try {
             plannedFaults = faults.stream().map(Fault::of).toList();

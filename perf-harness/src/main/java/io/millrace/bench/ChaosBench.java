@@ -163,21 +163,22 @@ final class ChaosBench {
 
     static String markdown(List<Result> results) {
         var md = new StringBuilder("| guarantee | fault | accepted | via Kafka / REST / trigger | ended once | lost | doubled "
-                + "| re-sent | REST unanswered | REST refused |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+                + "| re-sent | REST unanswered | REST refused | REST failed |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for (Result result : results) {
             for (ChaosLedger.Row r : result.rows()) {
-                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d / %d / %d | %d | %d | %d | %d | %d | %d |%n",
+                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d / %d / %d | %d | %d | %d | %d | %d | %d | %d |%n",
                         r.guarantee(), r.phase(), r.accepted(), r.viaKafka(), r.viaRest(), r.viaTrigger(), r.endedOnce(),
-                        r.lost(), r.doubled(), r.resent(), r.restUnanswered(), r.restRefused()));
+                        r.lost(), r.doubled(), r.resent(), r.restUnanswered(), r.restRefused(), r.restFailed()));
             }
         }
         md.append("\nLost: accepted (Kafka send acknowledged, REST 200/202) but never ended. Doubled: more than one "
                 + "ExecutionCompleted for one execution (under at_least_once: two different outcomes; the same outcome sent "
                 + "again after a crash is counted as re-sent, as that guarantee allows). Starts count under the fault phase "
-                + "they were sent in.\n\n");
+                + "they were sent in. REST starts not accepted: unanswered (no answer: connection refused or closed, timed out), refused "
+                + "(429/503 with Retry-After: shed by the gateway), failed (any other answer).\n\n");
         for (Result result : results) {
             md.append(String.format(Locale.ROOT, "%s: %d execution(s) ended whose start was never acknowledged (a REST "
-                    + "answer lost with the gateway or a refused wait), %d of them doubled.%n", result.guarantee(),
+                    + "start whose answer never came), %d of them doubled.%n", result.guarantee(),
                     result.endedUnacknowledged(), result.doubledUnacknowledged()));
             result.faulty().forEach(line -> md.append("- ").append(line).append('\n'));
         }
@@ -186,13 +187,14 @@ final class ChaosBench {
 
     static String csv(List<Result> results) {
         var csv = new StringBuilder("guarantee,fault,accepted,via_kafka,via_rest,via_trigger,ended_once,lost,doubled,resent,"
-                + "rest_unanswered,rest_refused\n");
+                + "rest_unanswered,rest_refused,rest_failed\n");
         for (Result result : results) {
             for (ChaosLedger.Row r : result.rows()) {
                 csv.append(String.join(",", r.guarantee(), "\"" + r.phase() + "\"", Long.toString(r.accepted()),
                         Long.toString(r.viaKafka()), Long.toString(r.viaRest()), Long.toString(r.viaTrigger()),
                         Long.toString(r.endedOnce()), Long.toString(r.lost()), Long.toString(r.doubled()),
-                        Long.toString(r.resent()), Long.toString(r.restUnanswered()), Long.toString(r.restRefused())))
+                        Long.toString(r.resent()), Long.toString(r.restUnanswered()), Long.toString(r.restRefused()),
+                        Long.toString(r.restFailed())))
                         .append('\n');
             }
         }

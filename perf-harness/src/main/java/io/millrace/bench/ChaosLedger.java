@@ -21,13 +21,15 @@ final class ChaosLedger {
 
     /** One fault's tally; {@code resent} only under at_least_once (the same outcome sent again), else part of doubled. */
     record Row(String guarantee, String phase, long accepted, long viaKafka, long viaRest, long viaTrigger,
-               long endedOnce, long lost, long doubled, long resent, long restUnanswered, long restRefused) {
+               long endedOnce, long lost, long doubled, long resent, long restUnanswered, long restRefused,
+               long restFailed) {
     }
 
     private final Map<String, Start> accepted = new ConcurrentHashMap<>();
     private final Map<String, List<String>> completions = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> unanswered = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> refused = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> failed = new ConcurrentHashMap<>();
     private final List<String> phases = new CopyOnWriteArrayList<>();
     private volatile String phase;
 
@@ -45,10 +47,17 @@ final class ChaosLedger {
         accepted.putIfAbsent(executionId, new Start(sentIn, via));
     }
 
+    /** A REST start with no answer (the connection failed or closed, or it timed out). */
     void unanswered(String sentIn) {
         unanswered.computeIfAbsent(sentIn, k -> new AtomicLong()).incrementAndGet();
     }
 
+    /** A REST start answered with an error other than a refusal. */
+    void failed(String sentIn) {
+        failed.computeIfAbsent(sentIn, k -> new AtomicLong()).incrementAndGet();
+    }
+
+    /** A REST start answered 429 or 503 with {@code Retry-After}. */
     void refused(String sentIn) {
         refused.computeIfAbsent(sentIn, k -> new AtomicLong()).incrementAndGet();
     }
@@ -117,7 +126,7 @@ final class ChaosLedger {
                 }
             }
             rows.add(new Row(guarantee, name, n, kafka, rest, trigger, once, lost, doubled, resent,
-                    count(unanswered, name), count(refused, name)));
+                    count(unanswered, name), count(refused, name), count(failed, name)));
         }
         return rows;
     }

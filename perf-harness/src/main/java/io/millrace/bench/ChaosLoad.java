@@ -110,13 +110,13 @@ final class ChaosLoad implements AutoCloseable {
                     if (id != null) {
                         ledger.accepted(id.toString(), phase, ChaosLedger.Via.REST);
                     } else {
-                        ledger.unanswered(phase);
+                        ledger.failed(phase);
                     }
                 } else {
-                    ledger.unanswered(phase);
+                    ledger.failed(phase);
                 }
             } catch (RuntimeException e) {
-                ledger.unanswered(phase);
+                ledger.failed(phase);
             } finally {
                 restInFlight.decrementAndGet();
             }
