@@ -48,6 +48,9 @@ final class ChaosLoad implements AutoCloseable {
     private final String eventTopic;
     private final AtomicLong n = new AtomicLong();
     private final AtomicInteger restInFlight = new AtomicInteger();
+    /** Whether the first REST start without an answer, and the first answered with an error, were reported. */
+    private final java.util.concurrent.atomic.AtomicBoolean toldUnanswered = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean toldFailed = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** @param eventTopic the W7 trigger's topic, read by the flow {@code company.team/realtime-kafka-json} */
     ChaosLoad(String bootstrapServers, Topics topics, URI api, String token, String eventTopic, ChaosLedger ledger) {
@@ -102,6 +105,9 @@ final class ChaosLoad implements AutoCloseable {
         http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((response, error) -> {
             try {
                 if (error != null) {
+                    if (toldUnanswered.compareAndSet(false, true)) {
+                        System.err.println("A REST start (" + phase + ") got no answer (more may follow, not reported): " + error);
+                    }
                     ledger.unanswered(phase);
                 } else if (RestStarter.refused(response)) {
                     ledger.refused(phase);
@@ -113,6 +119,10 @@ final class ChaosLoad implements AutoCloseable {
                         ledger.failed(phase);
                     }
                 } else {
+                    if (toldFailed.compareAndSet(false, true)) {
+                        System.err.println("A REST start (" + phase + ") was answered " + response.statusCode() + " "
+                                + response.body() + " (more may follow, not reported)");
+                    }
                     ledger.failed(phase);
                 }
             } catch (RuntimeException e) {
