@@ -145,9 +145,10 @@ final class ChaosCluster implements AutoCloseable {
         var args = new ArrayList<String>();
         args.add(name.startsWith("executor") ? "executor" : name);
         var roleSettings = new LinkedHashMap<>(settings);
-        if (name.startsWith("executor")) {
-            roleSettings.put("state-dir", workDir.resolve(name).toString());
-        }
+        // each role's data of its own, in this cluster's folder: a default data dir is shared by every engine started
+        // from the same place, and a read model restored from another cluster's checkpoint skips records
+        roleSettings.put("data-dir", workDir.resolve(name).toString());
+        roleSettings.remove("state-dir");
         if (name.equals(GATEWAY)) {
             roleSettings.put("port", Integer.toString(gatewayPort));
             roleSettings.put("auth-tokens", token);
