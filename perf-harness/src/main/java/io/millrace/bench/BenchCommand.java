@@ -100,6 +100,22 @@ public final class BenchCommand implements Callable<Integer> {
             + "wide-read,big-outputs; 'records' for the records that do not decode; 'nested' for the nested flow)")
     List<String> poisonOnly = List.of();
 
+    @Option(names = "--chaos", description = "Instead of a sweep: the engine as separate processes (a Kafka broker, an "
+            + "executor, a worker, the gateway, the triggers role) under a steady load (the first of --rates, default 100/s: "
+            + "Kafka creates, REST starts with ?wait=true and a tenth of it as Kafka-trigger records); each process of "
+            + "--faults in turn is killed with SIGKILL and started again. Per fault: starts accepted, ended exactly once, lost "
+            + "and doubled; exits 1 when any was lost or doubled. Once per --processing-guarantee")
+    boolean chaos;
+
+    @Option(names = "--faults", split = ",", description = "With --chaos: the faults, in order, among executor, worker, "
+            + "gateway, triggers, broker, executor-rebalance (a second executor joins, then the first is killed); default all")
+    List<String> faults = Fault.labels();
+
+    @Option(names = "--chaos-pause", defaultValue = "10s", converter = DurationConverter.class,
+            description = "With --chaos: load after a killed process is up again, before the next fault; a quarter of it "
+                    + "runs before each kill, half of it before the first fault (default ${DEFAULT-VALUE})")
+    Duration chaosPause;
+
     @Option(names = "--via", defaultValue = "kafka", description = "kafka (create commands) or rest (the gateway); default ${DEFAULT-VALUE}")
     Via via;
 
@@ -222,6 +238,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (ingest) {
             return ingest(results, settings);
         }
+        if (chaos) {
+            return chaos(results);
+        }
         if (backlog != null) {
             return backlog(results, settings);
         }
@@ -258,6 +277,43 @@ public final class BenchCommand implements Callable<Integer> {
             return poisonChecks.stream().allMatch(PoisonBench.Check::passed) ? 0 : 1;
         }
         return 0;
+    }
+
+    /** The chaos suite, once per guarantee given (else under the engine's default); 1 when any start was lost or doubled. */
+    private int chaos(Path results) throws Exception {
+        if (bootstrapServers != null) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--chaos kills and restarts the engine's processes, so it starts its own: it cannot go with --bootstrap-servers");
+        }
+        // the harness's own Kafka clients would log every reconnect while the broker is down
+        System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
+        List<Fault> plannedFaults;
+        try {
+            plannedFaults = faults.stream().map(Fault::of).toList();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
+        var plan = ChaosBench.Plan.of(rates != null ? rates.getFirst() : 100, plannedFaults, chaosPause,
+                drain != null ? drain : Duration.ofSeconds(90), topicPrefix, extra);
+        List<String> runs = guarantees.isEmpty()
+                ? List.of(System.getenv().getOrDefault("MILLRACE_PROCESSING_GUARANTEE", "exactly_once_v2")) : guarantees;
+        System.out.printf(Locale.ROOT, "Millrace chaos: %s/s, faults %s, %s after each; %d core(s); results in %s%n",
+                Sweep.rate(plan.ratePerS()), faults, chaosPause, Runtime.getRuntime().availableProcessors(),
+                results.toAbsolutePath());
+        var all = new ArrayList<ChaosBench.Result>();
+        for (String guarantee : runs) {
+            all.add(ChaosBench.run(engineMainClass, guarantee, plan, results.resolve("logs-" + guarantee),
+                    line -> System.out.println("  " + line)));
+            ChaosBench.write(results, all);
+        }
+        System.out.println();
+        System.out.println(ChaosBench.markdown(all));
+        System.out.println("Wrote " + results.resolve("results.md") + " and results.csv");
+        boolean clean = all.stream().allMatch(r -> r.lost() == 0 && r.doubled() == 0);
+        if (!clean) {
+            System.out.println("FAILED: starts were lost or doubled; the logs of each process are in " + results.toAbsolutePath());
+        }
+        return clean ? 0 : 1;
     }
 
     /** The ingest measurement on each setting's broker (a self-started engine's, or the running one's). */

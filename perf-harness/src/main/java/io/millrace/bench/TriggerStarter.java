@@ -6,12 +6,15 @@ import io.millrace.triggers.TriggerIds;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -55,7 +58,15 @@ final class TriggerStarter implements Starter {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
             while (System.nanoTime() < deadline) {
-                var group = admin.describeConsumerGroups(List.of(groupId)).all().get().get(groupId);
+                ConsumerGroupDescription group;
+                try {
+                    group = admin.describeConsumerGroups(List.of(groupId)).all().get().get(groupId);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                        throw e;
+                    }
+                    group = null; // the trigger has not joined yet
+                }
                 if (group != null && group.members().stream().mapToInt(m -> m.assignment().topicPartitions().size()).sum()
                         == partitions) {
                     Thread.sleep(1_000); // its first poll fetches the positions

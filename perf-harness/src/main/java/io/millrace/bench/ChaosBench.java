@@ -1,0 +1,203 @@
+package io.millrace.bench;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.millrace.config.ConfigLoader;
+import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.Topics;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * {@code millrace bench --chaos}: under a steady load through Kafka creates, REST starts and a Kafka trigger, kills
+ * each process of a cluster-shaped engine in turn with SIGKILL (executor, worker, gateway, triggers, broker, one of two
+ * executors), starts it again, and counts per fault what was accepted, what ended exactly once, what was lost and what
+ * was doubled. Lost and doubled must be 0.
+ */
+final class ChaosBench {
+    /** Before the first fault: a phase with no fault, the baseline. */
+    static final String STEADY = "none (steady)";
+
+    /**
+     * @param ratePerS the load, half Kafka creates and half REST starts, plus a tenth of it as trigger records
+     * @param steady   load before the first fault
+     * @param lead     load in a fault's phase before the kill (and, for a rebalance, between the join and the kill)
+     * @param pause    load after the killed process is up again, before the next fault
+     * @param drain    longest wait, once the load stopped, for the accepted executions to end
+     */
+    record Plan(double ratePerS, List<Fault> faults, Duration steady, Duration lead, Duration pause, Duration drain,
+                String topicPrefix, Map<String, String> extra) {
+        /** A plan whose steady phase is half the pause and whose lead before each kill is a quarter of it (2 s at least). */
+        static Plan of(double ratePerS, List<Fault> faults, Duration pause, Duration drain, String topicPrefix,
+                       Map<String, String> extra) {
+            Duration lead = pause.dividedBy(4).compareTo(Duration.ofSeconds(2)) < 0 ? Duration.ofSeconds(2) : pause.dividedBy(4);
+            return new Plan(ratePerS, faults, lead.multipliedBy(2), lead, pause, drain, topicPrefix, extra);
+        }
+    }
+
+    /** One guarantee's tally, plus what ended without an acknowledged start, and some faulty ids to look into. */
+    record Result(String guarantee, List<ChaosLedger.Row> rows, long endedUnacknowledged, long doubledUnacknowledged,
+                  List<String> faulty) {
+        long lost() {
+            return rows.stream().mapToLong(ChaosLedger.Row::lost).sum();
+        }
+
+        long doubled() {
+            return rows.stream().mapToLong(ChaosLedger.Row::doubled).sum() + doubledUnacknowledged;
+        }
+    }
+
+    private ChaosBench() {
+    }
+
+    /** Runs the plan on a fresh cluster of separate processes under {@code guarantee}; its logs go to {@code logs}. */
+    static Result run(String engineMainClass, String guarantee, Plan plan, Path logs, Consumer<String> out) throws Exception {
+        var settings = new LinkedHashMap<String, String>();
+        settings.put("topic-prefix", plan.topicPrefix());
+        settings.put("processing-guarantee", guarantee);
+        // a killed worker's task runs go out again after the lease; a killed member leaves its group after the session
+        settings.put("lease", "PT10S");
+        settings.put("kafka.consumer.session.timeout.ms", "6000");
+        settings.putAll(plan.extra());
+        out.accept("Starting the broker, an executor, a worker, the gateway and the triggers role (" + guarantee + ")");
+        long starting = System.nanoTime();
+        try (ChaosCluster cluster = ChaosCluster.start(engineMainClass, logs, settings)) {
+            out.accept(String.format(Locale.ROOT, "Up after %.0f s; logs in %s", seconds(starting), logs));
+            MillraceConfig config = ConfigLoader.load(System.getenv(), cluster.settings(), null);
+            Topics topics = new Topics(plan.topicPrefix());
+            String suffix = java.util.UUID.randomUUID().toString().substring(0, 8);
+            String eventTopic = "chaos-orders-" + suffix;
+            TriggerStarter.createTopic(cluster.bootstrapServers(), eventTopic, config.partitions());
+            deploy(cluster, Workload.W1.source());
+            deploy(cluster, Workload.W7.source()
+                    .replace("bootstrap.servers: localhost:9092", "bootstrap.servers: " + cluster.bootstrapServers())
+                    .replace("topic: test_kestra", "topic: " + eventTopic)
+                    .replace("groupId: myGroup", "groupId: chaos-" + suffix));
+            TriggerStarter.awaitAssigned(cluster.bootstrapServers(), config.partitions(), "chaos-" + suffix);
+
+            var ledger = new ChaosLedger();
+            ledger.phase(STEADY);
+            long began = System.nanoTime();
+            try (var watcher = new ChaosWatcher(cluster.bootstrapServers(), topics, ledger)) {
+                var load = new ChaosLoad(cluster.bootstrapServers(), topics, cluster.api(), cluster.token(), eventTopic, ledger);
+                try {
+                    load.start(plan.ratePerS());
+                    out.accept(String.format(Locale.ROOT, "Load: %s/s (Kafka creates and REST starts with ?wait=true) "
+                            + "plus %s/s trigger records", Sweep.rate(plan.ratePerS()), Sweep.rate(Math.max(1, plan.ratePerS() / 10))));
+                    Thread.sleep(plan.steady().toMillis());
+                    for (Fault fault : plan.faults()) {
+                        ledger.phase(fault.label());
+                        Thread.sleep(plan.lead().toMillis());
+                        inject(fault, cluster, plan.lead(), began, out);
+                        Thread.sleep(plan.pause().toMillis());
+                    }
+                } finally {
+                    load.close();
+                }
+                out.accept(String.format(Locale.ROOT, "Load stopped at +%.0f s: %d starts accepted, %d still open; draining",
+                        seconds(began), ledger.acceptedCount(), ledger.open()));
+                long deadline = System.nanoTime() + plan.drain().toNanos();
+                while (ledger.open() > 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(200);
+                }
+                Thread.sleep(3_000); // a late second completion still counts
+            }
+            boolean exactlyOnce = config.exactlyOnce();
+            return new Result(guarantee, ledger.rows(guarantee, exactlyOnce), ledger.endedUnacknowledged(),
+                    ledger.doubledUnacknowledged(exactlyOnce), ledger.faulty(exactlyOnce, 20));
+        }
+    }
+
+    private static void inject(Fault fault, ChaosCluster cluster, Duration lead, long began, Consumer<String> out)
+            throws Exception {
+        String victim = switch (fault) {
+            case EXECUTOR, REBALANCE -> ChaosCluster.EXECUTOR;
+            case WORKER -> ChaosCluster.WORKER;
+            case GATEWAY -> ChaosCluster.GATEWAY;
+            case TRIGGERS -> ChaosCluster.TRIGGERS;
+            case BROKER -> ChaosCluster.BROKER;
+        };
+        if (fault == Fault.REBALANCE) {
+            cluster.addExecutor();
+            out.accept(String.format(Locale.ROOT, "+%.0f s %s: a second executor joined", seconds(began), fault.label()));
+            Thread.sleep(lead.toMillis());
+        }
+        long killedAt = System.nanoTime();
+        long pid = cluster.kill(victim);
+        out.accept(String.format(Locale.ROOT, "+%.0f s %s: SIGKILL to %s (pid %d), up again after %.1f s", seconds(began),
+                fault.label(), victim, pid, (System.nanoTime() - killedAt) / 1e9));
+    }
+
+    private static void deploy(ChaosCluster cluster, String source) throws Exception {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            var response = http.send(RestStarter.authorized(HttpRequest.newBuilder(URI.create(cluster.api() + "/flows")),
+                            cluster.token()).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-yaml")
+                    .POST(HttpRequest.BodyPublishers.ofString(source)).build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("Deploying a flow failed: " + response.statusCode() + " " + response.body());
+            }
+        }
+    }
+
+    private static double seconds(long sinceNanos) {
+        return (System.nanoTime() - sinceNanos) / 1e9;
+    }
+
+    /** Writes {@code results.md} and {@code results.csv} into {@code dir}. */
+    static void write(Path dir, List<Result> results) throws java.io.IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("results.md"), markdown(results), UTF_8);
+        Files.writeString(dir.resolve("results.csv"), csv(results), UTF_8);
+    }
+
+    static String markdown(List<Result> results) {
+        var md = new StringBuilder("| guarantee | fault | accepted | via Kafka / REST / trigger | ended once | lost | doubled "
+                + "| re-sent | REST unanswered | REST refused | REST failed |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        for (Result result : results) {
+            for (ChaosLedger.Row r : result.rows()) {
+                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d / %d / %d | %d | %d | %d | %d | %d | %d | %d |%n",
+                        r.guarantee(), r.phase(), r.accepted(), r.viaKafka(), r.viaRest(), r.viaTrigger(), r.endedOnce(),
+                        r.lost(), r.doubled(), r.resent(), r.restUnanswered(), r.restRefused(), r.restFailed()));
+            }
+        }
+        md.append("\nLost: accepted (Kafka send acknowledged, REST 200/202) but never ended. Doubled: more than one "
+                + "ExecutionCompleted for one execution (under at_least_once: two different outcomes; the same outcome sent "
+                + "again after a crash is counted as re-sent, as that guarantee allows). Starts count under the fault phase "
+                + "they were sent in. REST starts not accepted: unanswered (no answer: connection refused or closed, timed out), refused "
+                + "(429/503 with Retry-After: shed by the gateway), failed (any other answer).\n\n");
+        for (Result result : results) {
+            md.append(String.format(Locale.ROOT, "%s: %d execution(s) ended whose start was never acknowledged (a REST "
+                    + "start whose answer never came), %d of them doubled.%n", result.guarantee(),
+                    result.endedUnacknowledged(), result.doubledUnacknowledged()));
+            result.faulty().forEach(line -> md.append("- ").append(line).append('\n'));
+        }
+        return md.toString();
+    }
+
+    static String csv(List<Result> results) {
+        var csv = new StringBuilder("guarantee,fault,accepted,via_kafka,via_rest,via_trigger,ended_once,lost,doubled,resent,"
+                + "rest_unanswered,rest_refused,rest_failed\n");
+        for (Result result : results) {
+            for (ChaosLedger.Row r : result.rows()) {
+                csv.append(String.join(",", r.guarantee(), "\"" + r.phase() + "\"", Long.toString(r.accepted()),
+                        Long.toString(r.viaKafka()), Long.toString(r.viaRest()), Long.toString(r.viaTrigger()),
+                        Long.toString(r.endedOnce()), Long.toString(r.lost()), Long.toString(r.doubled()),
+                        Long.toString(r.resent()), Long.toString(r.restUnanswered()), Long.toString(r.restRefused()),
+                        Long.toString(r.restFailed())))
+                        .append('\n');
+            }
+        }
+        return csv.toString();
+    }
+}

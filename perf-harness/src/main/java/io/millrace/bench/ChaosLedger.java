@@ -1,0 +1,146 @@
+package io.millrace.bench;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What the chaos suite started and what the engine ended. A start counts once it was accepted (the broker acknowledged
+ * the create command or the trigger's record, or the gateway answered 200/202 with an id), under the fault phase it
+ * was sent in; an ending is an ExecutionCompleted event read from the events topic (committed records only).
+ */
+final class ChaosLedger {
+    enum Via { KAFKA, REST, TRIGGER }
+
+    private record Start(String phase, Via via) {
+    }
+
+    /** One fault's tally; {@code resent} only under at_least_once (the same outcome sent again), else part of doubled. */
+    record Row(String guarantee, String phase, long accepted, long viaKafka, long viaRest, long viaTrigger,
+               long endedOnce, long lost, long doubled, long resent, long restUnanswered, long restRefused,
+               long restFailed) {
+    }
+
+    private final Map<String, Start> accepted = new ConcurrentHashMap<>();
+    private final Map<String, List<String>> completions = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> unanswered = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> refused = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> failed = new ConcurrentHashMap<>();
+    private final List<String> phases = new CopyOnWriteArrayList<>();
+    private volatile String phase;
+
+    /** Starts sent from now on belong to {@code name}. */
+    void phase(String name) {
+        phases.add(name);
+        phase = name;
+    }
+
+    String phase() {
+        return phase;
+    }
+
+    void accepted(String executionId, String sentIn, Via via) {
+        accepted.putIfAbsent(executionId, new Start(sentIn, via));
+    }
+
+    /** A REST start with no answer (the connection failed or closed, or it timed out). */
+    void unanswered(String sentIn) {
+        unanswered.computeIfAbsent(sentIn, k -> new AtomicLong()).incrementAndGet();
+    }
+
+    /** A REST start answered with an error other than a refusal. */
+    void failed(String sentIn) {
+        failed.computeIfAbsent(sentIn, k -> new AtomicLong()).incrementAndGet();
+    }
+
+    /** A REST start answered 429 or 503 with {@code Retry-After}. */
+    void refused(String sentIn) {
+        refused.computeIfAbsent(sentIn, k -> new AtomicLong()).incrementAndGet();
+    }
+
+    void completed(String executionId, String state) {
+        completions.computeIfAbsent(executionId, k -> new CopyOnWriteArrayList<>()).add(state);
+    }
+
+    long acceptedCount() {
+        return accepted.size();
+    }
+
+    /** Accepted starts with no ending yet. */
+    long open() {
+        return accepted.keySet().stream().filter(id -> !completions.containsKey(id)).count();
+    }
+
+    /** Executions that ended but whose start was never acknowledged (e.g. a REST answer lost with the gateway). */
+    long endedUnacknowledged() {
+        return completions.keySet().stream().filter(id -> !accepted.containsKey(id)).count();
+    }
+
+    /** Unacknowledged executions that ended more than once (under at_least_once: with different outcomes). */
+    long doubledUnacknowledged(boolean exactlyOnce) {
+        return completions.entrySet().stream().filter(e -> !accepted.containsKey(e.getKey()))
+                .filter(e -> doubled(e.getValue(), exactlyOnce)).count();
+    }
+
+    /** Accepted executions that ended more than once or never ended, for a report that names them. */
+    List<String> faulty(boolean exactlyOnce, int most) {
+        var ids = new ArrayList<String>();
+        accepted.forEach((id, start) -> {
+            List<String> ends = completions.get(id);
+            if (ids.size() < most && (ends == null || doubled(ends, exactlyOnce))) {
+                ids.add(id + " (" + start.phase() + ", " + start.via().name().toLowerCase(java.util.Locale.ROOT) + "): "
+                        + (ends == null ? "never ended" : "ended " + ends));
+            }
+        });
+        return ids;
+    }
+
+    /** One row per phase, in the order the phases ran. */
+    List<Row> rows(String guarantee, boolean exactlyOnce) {
+        var rows = new ArrayList<Row>();
+        for (String name : phases) {
+            long n = 0, kafka = 0, rest = 0, trigger = 0, once = 0, lost = 0, doubled = 0, resent = 0;
+            for (var e : accepted.entrySet()) {
+                if (!e.getValue().phase().equals(name)) {
+                    continue;
+                }
+                n++;
+                switch (e.getValue().via()) {
+                    case KAFKA -> kafka++;
+                    case REST -> rest++;
+                    case TRIGGER -> trigger++;
+                }
+                List<String> ends = completions.get(e.getKey());
+                if (ends == null) {
+                    lost++;
+                } else if (ends.size() == 1) {
+                    once++;
+                } else if (doubled(ends, exactlyOnce)) {
+                    doubled++;
+                } else {
+                    resent++;
+                }
+            }
+            rows.add(new Row(guarantee, name, n, kafka, rest, trigger, once, lost, doubled, resent,
+                    count(unanswered, name), count(refused, name), count(failed, name)));
+        }
+        return rows;
+    }
+
+    /**
+     * Under exactly_once_v2 a second completion is a doubling; under at_least_once the executor may send the same
+     * completion again after a crash (its documented contract), so only a second, different outcome is one.
+     */
+    private static boolean doubled(List<String> ends, boolean exactlyOnce) {
+        return exactlyOnce ? ends.size() > 1 : new HashSet<>(ends).size() > 1;
+    }
+
+    private static long count(Map<String, AtomicLong> counters, String name) {
+        AtomicLong c = counters.get(name);
+        return c == null ? 0 : c.get();
+    }
+}
