@@ -431,7 +431,7 @@ class ExecutorTopologyTest {
         Execution failed = stored("e11");
         assertThat(failed.state()).isEqualTo(State.FAILED);
         assertThat(failed.taskRuns().getFirst().error())
-                .contains("exceeds the render limit expression-max-steps (1000000)");
+                .containsPattern("exceeds the render limit expression-max-(steps \\(1000000\\)|time \\(PT0\\.1S\\))");
         assertThat(tasks.readValue().getExecutionId()).isEqualTo("e12");
         assertThat(deadLetters.isEmpty()).isTrue();
     }

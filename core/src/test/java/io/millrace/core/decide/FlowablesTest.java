@@ -440,7 +440,7 @@ class FlowablesTest {
         @Test
         @Timeout(60)
         void shouldFailARunWhoseRunIfGoesPastTheRenderLimits() {
-            // given: the runIf of the report, 10^10 loop iterations
+            // given: the runIf of the report, 10^10 loop iterations (the steps or the clock stop it, as the machine goes)
             var driver = ExecutionDriver.flow(flow("""
                     tasks:
                       - id: looping
@@ -457,7 +457,7 @@ class FlowablesTest {
             assertThat(driver.runOf("looping").state()).isEqualTo(State.FAILED);
             assertThat(driver.runOf("looping").error())
                     .startsWith("runIf: Unable to render")
-                    .endsWith("exceeds the render limit expression-max-steps (1000000)");
+                    .containsPattern("exceeds the render limit expression-max-(steps \\(1000000\\)|time \\(PT0\\.1S\\))$");
             assertThat(driver.execution().state()).isEqualTo(State.FAILED);
             assertThat(dispatchedTaskIds(created)).isEmpty();
         }
