@@ -44,6 +44,15 @@ final class ChaosBench {
             Duration lead = pause.dividedBy(4).compareTo(Duration.ofSeconds(2)) < 0 ? Duration.ofSeconds(2) : pause.dividedBy(4);
             return new Plan(ratePerS, faults, lead.multipliedBy(2), lead, pause, drain, topicPrefix, extra);
         }
+
+        /**
+         * How long a REST start waits for its execution's outcome: at most the pause, so that every wait has its
+         * answer (the outcome, or 202) before the next fault's kill. A wait that spanned a killed gateway lost its
+         * connection, and was counted unanswered under the earlier phase it was sent in.
+         */
+        Duration restWait() {
+            return pause.compareTo(ChaosLoad.MAX_REST_WAIT) < 0 ? pause : ChaosLoad.MAX_REST_WAIT;
+        }
     }
 
     /** One guarantee's tally, plus what ended without an acknowledged start, and some faulty ids to look into. */
@@ -90,7 +99,8 @@ final class ChaosBench {
             ledger.phase(STEADY);
             long began = System.nanoTime();
             try (var watcher = new ChaosWatcher(cluster.bootstrapServers(), topics, ledger)) {
-                var load = new ChaosLoad(cluster.bootstrapServers(), topics, cluster.api(), cluster.token(), eventTopic, ledger);
+                var load = new ChaosLoad(cluster.bootstrapServers(), topics, cluster.api(), cluster.token(), eventTopic, ledger,
+                        plan.restWait());
                 try {
                     load.start(plan.ratePerS());
                     out.accept(String.format(Locale.ROOT, "Load: %s/s (Kafka creates and REST starts with ?wait=true) "

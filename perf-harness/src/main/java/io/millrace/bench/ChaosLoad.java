@@ -30,8 +30,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * accepted start goes to the ledger under the phase it was sent in.
  */
 final class ChaosLoad implements AutoCloseable {
-    /** Longest a REST start waits for its execution's outcome; the gateway answers 202 when it passes. */
-    static final Duration REST_WAIT = Duration.ofSeconds(60);
+    /** Longest a REST start may wait for its execution's outcome (the gateway's default wait-timeout). */
+    static final Duration MAX_REST_WAIT = Duration.ofSeconds(60);
 
     private final ChaosLedger ledger;
     private final String runId;
@@ -46,6 +46,8 @@ final class ChaosLoad implements AutoCloseable {
     private final URI restStart;
     private final String token;
     private final String eventTopic;
+    /** How long a REST start waits for its execution's outcome; the gateway answers 202 when it passes. */
+    private final Duration restWait;
     private final AtomicLong n = new AtomicLong();
     private final AtomicInteger restInFlight = new AtomicInteger();
     /** Whether the first REST start without an answer, and the first answered with an error, were reported. */
@@ -53,7 +55,8 @@ final class ChaosLoad implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicBoolean toldFailed = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** @param eventTopic the W7 trigger's topic, read by the flow {@code company.team/realtime-kafka-json} */
-    ChaosLoad(String bootstrapServers, Topics topics, URI api, String token, String eventTopic, ChaosLedger ledger) {
+    ChaosLoad(String bootstrapServers, Topics topics, URI api, String token, String eventTopic, ChaosLedger ledger,
+              Duration restWait) {
         this.ledger = ledger;
         this.runId = "chaos" + java.util.UUID.randomUUID().toString().substring(0, 8) + "-";
         var producer = Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
@@ -62,7 +65,8 @@ final class ChaosLoad implements AutoCloseable {
         this.orders = new KafkaProducer<>(producer, new StringSerializer(), new StringSerializer());
         this.commandsTopic = topics.commands().name();
         this.restStart = URI.create(api.toString() + "/executions/" + Workload.NAMESPACE + "/" + Workload.W1.flowId()
-                + "?wait=true&timeout=" + REST_WAIT);
+                + "?wait=true&timeout=" + restWait);
+        this.restWait = restWait;
         this.token = token;
         this.eventTopic = eventTopic;
     }
@@ -99,7 +103,7 @@ final class ChaosLoad implements AutoCloseable {
     private void viaRest() {
         String phase = ledger.phase();
         var request = RestStarter.authorized(HttpRequest.newBuilder(restStart), token)
-                .timeout(REST_WAIT.plusSeconds(30)).header("Content-Type", "application/json")
+                .timeout(restWait.plusSeconds(30)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{}")).build();
         restInFlight.incrementAndGet();
         http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((response, error) -> {
@@ -153,7 +157,7 @@ final class ChaosLoad implements AutoCloseable {
         clock.awaitTermination(5, TimeUnit.SECONDS);
         commands.close(Duration.ofSeconds(130));
         orders.close(Duration.ofSeconds(130));
-        long deadline = System.nanoTime() + REST_WAIT.plusSeconds(35).toNanos();
+        long deadline = System.nanoTime() + restWait.plusSeconds(35).toNanos();
         while (restInFlight.get() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
