@@ -254,13 +254,7 @@ final class BacklogBench {
     }
 
     private void deploy(String source) throws Exception {
-        var response = http.send(RestStarter.authorized(HttpRequest.newBuilder(URI.create(api + "/flows")), token)
-                .timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/x-yaml").POST(HttpRequest.BodyPublishers.ofString(source)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException("Deploying a flow failed: " + response.statusCode() + " " + response.body());
-        }
+        RestStarter.deployFlow(http, api, token, source, "a flow");
     }
 
     private Map<String, Object> producerSettings() {

@@ -8,8 +8,6 @@ import io.millrace.serdes.KafkaPassThrough;
 import io.millrace.serdes.Topics;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -493,13 +491,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (engineApi != null) {
             try (HttpClient http = HttpClient.newHttpClient()) {
-                var response = http.send(RestStarter.authorized(HttpRequest.newBuilder(
-                                URI.create(engineApi.toString().replaceAll("/+$", "") + "/flows")), apiToken)
-                        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-yaml")
-                        .POST(HttpRequest.BodyPublishers.ofString(source)).build(), HttpResponse.BodyHandlers.ofString());
-                if (response.statusCode() != 200) {
-                    throw new IllegalStateException("Deploying " + workload + " failed: " + response.statusCode() + " " + response.body());
-                }
+                RestStarter.deployFlow(http, engineApi, apiToken, source, workload.toString());
             }
             return workload.flowId();
         }

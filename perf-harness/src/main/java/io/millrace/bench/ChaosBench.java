@@ -5,10 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.Topics;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -151,12 +148,7 @@ final class ChaosBench {
 
     private static void deploy(ChaosCluster cluster, String source) throws Exception {
         try (HttpClient http = HttpClient.newHttpClient()) {
-            var response = http.send(RestStarter.authorized(HttpRequest.newBuilder(URI.create(cluster.api() + "/flows")),
-                            cluster.token()).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-yaml")
-                    .POST(HttpRequest.BodyPublishers.ofString(source)).build(), HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                throw new IllegalStateException("Deploying a flow failed: " + response.statusCode() + " " + response.body());
-            }
+            RestStarter.deployFlow(http, cluster.api(), cluster.token(), source, "a flow");
         }
     }
 

@@ -74,17 +74,13 @@ final class PoisonBench {
     /** Deploys every poison flow, and the nested one, which must be refused. */
     void deploy() throws Exception {
         for (Poison poison : flows()) {
-            HttpResponse<String> response = post("/flows", "application/x-yaml", poison.source());
-            if (response.statusCode() != 200) {
-                throw new IllegalStateException("Deploying " + poison.flowId() + " failed: " + response.statusCode() + " "
-                        + response.body());
-            }
+            RestStarter.deployFlow(http, api, token, poison.source(), poison.flowId());
         }
         if (!sends("nested")) {
             return;
         }
         long start = System.nanoTime();
-        HttpResponse<String> nested = post("/flows", "application/x-yaml", Poison.nested(NESTING));
+        HttpResponse<String> nested = RestStarter.postFlow(http, api, token, Poison.nested(NESTING));
         checks.add(new Check("flow nested " + NESTING + " levels", "deploy " + nested.statusCode(), seconds(start),
                 nested.body(), nested.statusCode() == 400));
     }
@@ -125,8 +121,10 @@ final class PoisonBench {
     private Check run(Poison poison) {
         long start = System.nanoTime();
         try {
-            HttpResponse<String> response = post("/executions/" + Poison.NAMESPACE + "/" + poison.flowId()
-                    + "?wait=true&timeout=PT" + WAIT.toSeconds() + "S", "application/json", "{}");
+            HttpResponse<String> response = http.send(RestStarter.authorized(HttpRequest.newBuilder(URI.create(api
+                    + "/executions/" + Poison.NAMESPACE + "/" + poison.flowId() + "?wait=true&timeout=PT" + WAIT.toSeconds()
+                    + "S")), token).timeout(WAIT.plusSeconds(30)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
             double seconds = seconds(start);
             JsonNode execution = Json.MAPPER.readTree(response.body());
             String state = execution.at("/state/current").asText(response.statusCode() + "");
@@ -157,11 +155,6 @@ final class PoisonBench {
         return "";
     }
 
-    private HttpResponse<String> post(String path, String contentType, String body) throws Exception {
-        return http.send(RestStarter.authorized(HttpRequest.newBuilder(URI.create(api + path)), token)
-                .timeout(WAIT.plusSeconds(30)).header("Content-Type", contentType)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-    }
 
     private static double seconds(long startNanos) {
         return (System.nanoTime() - startNanos) / 1e9;

@@ -1,6 +1,7 @@
 package io.millrace.bench;
 
 import io.millrace.serdes.Json;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -86,6 +87,23 @@ final class RestStarter implements Starter {
     public void close() {
         http.close();
         threads.close();
+    }
+
+    /** Posts a flow's YAML to {@code api}'s {@code /flows}; the answer, whatever its status. */
+    static HttpResponse<String> postFlow(HttpClient http, URI api, String token, String source)
+            throws IOException, InterruptedException {
+        return http.send(authorized(HttpRequest.newBuilder(URI.create(api.toString().replaceAll("/+$", "") + "/flows")), token)
+                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-yaml")
+                .POST(HttpRequest.BodyPublishers.ofString(source)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Deploys a flow through {@code api}; an exception naming {@code what} unless the API took it. */
+    static void deployFlow(HttpClient http, URI api, String token, String source, String what)
+            throws IOException, InterruptedException {
+        HttpResponse<String> response = postFlow(http, api, token, source);
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("Deploying " + what + " failed: " + response.statusCode() + " " + response.body());
+        }
     }
 
     /** The request with {@code Authorization: Bearer <token>} when there is a token. */
