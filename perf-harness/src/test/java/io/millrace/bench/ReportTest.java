@@ -21,7 +21,7 @@ import org.w3c.dom.NodeList;
 
 class ReportTest {
 
-    private static RateResult row(String workload, String guarantee, String settings, double offered, double p50) {
+    static RateResult row(String workload, String guarantee, String settings, double offered, double p50) {
         return new RateResult(workload, guarantee, settings, offered, offered * 0.99, p50, p50 * 2, p50 * 4, p50 * 8,
                 p50 * 10, 0, 1.5, Double.NaN, 4, 2, new CpuUse(120.0, Map.of()), 256.0, 10.0, 0, 0, Double.NaN);
     }
