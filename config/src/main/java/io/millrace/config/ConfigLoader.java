@@ -61,6 +61,7 @@ public final class ConfigLoader {
             Map.entry("max-decision-bytes", "16777216"),
             Map.entry("max-task-runs", "100000"),
             Map.entry("max-flowable-concurrency", "1000"),
+            Map.entry("max-running-executions", "1000"),
             Map.entry(RenderLimits.MAX_STEPS, String.valueOf(RenderLimits.DEFAULTS.maxSteps())),
             Map.entry(RenderLimits.MAX_TIME, RenderLimits.DEFAULTS.maxTime().toString()),
             Map.entry(RenderLimits.MAX_STRING_CHARS, String.valueOf(RenderLimits.DEFAULTS.maxStringChars())),
@@ -155,7 +156,8 @@ public final class ConfigLoader {
                         reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests"),
                         reader.nonNegativeLong("max-executor-backlog")),
                 new ExecutorLimits(reader.atLeast("max-record-bytes", 65_536), reader.positiveLong("max-decision-bytes"),
-                        reader.positive("max-task-runs"), reader.positive("max-flowable-concurrency")),
+                        reader.positive("max-task-runs"), reader.positive("max-flowable-concurrency"),
+                        reader.nonNegative("max-running-executions")),
                 new WorkerLimits(reader.duration("task-max-duration"), reader.duration("jsonata-max-duration"),
                         reader.positive("jsonata-max-depth")),
                 expressionLimits(reader));

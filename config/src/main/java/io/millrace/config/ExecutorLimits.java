@@ -12,8 +12,11 @@ package io.millrace.config;
  * @param maxTaskRuns the most task runs one execution may create ({@code max-task-runs})
  * @param maxFlowableConcurrency the most lanes of one flowable running at once, whatever its own concurrency
  *     ({@code max-flowable-concurrency})
+ * @param maxRunningExecutions the most executions one stream task (one partition of {@code commands}) runs at once
+ *     ({@code max-running-executions}); a create read past it waits in the executor until one ends; 0: no bound
  */
-public record ExecutorLimits(int maxRecordBytes, long maxDecisionBytes, int maxTaskRuns, int maxFlowableConcurrency) {
+public record ExecutorLimits(int maxRecordBytes, long maxDecisionBytes, int maxTaskRuns, int maxFlowableConcurrency,
+        int maxRunningExecutions) {
 
     /** The bytes Kafka needs beside a record's value: its key, headers and batch header, with room to spare. */
     public static final int RECORD_OVERHEAD_BYTES = 16 * 1024;

@@ -188,6 +188,20 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void shouldBoundRunningExecutionsByDefaultAndLetZeroTurnTheBoundOff() {
+        // when
+        int byDefault = MillraceConfig.defaults().executorLimits().maxRunningExecutions();
+        int off = ConfigLoader.load(Map.of("MILLRACE_MAX_RUNNING_EXECUTIONS", "0"), Map.of(), null)
+                .executorLimits().maxRunningExecutions();
+
+        // then
+        assertThat(byDefault).isEqualTo(1000);
+        assertThat(off).isZero();
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("max-running-executions", "-1"), null))
+                .hasMessageContaining("Expected max-running-executions to be a whole number of 0 or more, but got '-1'");
+    }
+
+    @Test
     void shouldStopOnAMissingTokensFileOrATokenWithSpaces() {
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("auth-tokens-file", dir.resolve("none").toString()), null))
                 .isInstanceOf(ConfigException.class)
