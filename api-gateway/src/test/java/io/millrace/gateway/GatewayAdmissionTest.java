@@ -6,7 +6,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.CommandBacklog;
 import io.millrace.serdes.Json;
+import io.millrace.serdes.StartedOffsets;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import java.net.URI;
@@ -99,9 +101,41 @@ class GatewayAdmissionTest {
             readAll(config);
 
             // then: starts are admitted again
-            assertThat(eventually(() -> send("POST", start, "").statusCode())).isEqualTo(200);
+            assertThat(eventually(200, () -> send("POST", start, "").statusCode())).isEqualTo(200);
             assertThat(send("POST", base + "/executions/webhook/" + NAMESPACE + "/admitted/hook-key", "{}").statusCode())
                     .isEqualTo(200);
+        }
+    }
+
+    @Test
+    void shouldCountCreatesThatWaitForAPlaceToStartAsBacklog() throws Exception {
+        // given: four starts, all read by the executor
+        MillraceConfig config = config();
+        try (Gateway gateway = Gateway.startStandalone(config, registry);
+                StartedOffsets started = StartedOffsets.published(config)) {
+            assertThat(gateway.awaitReady(Duration.ofSeconds(30))).as("gateway ready").isTrue();
+            String base = "http://127.0.0.1:" + gateway.port() + "/api/v1";
+            assertThat(send("POST", base + "/flows", FLOW).statusCode()).isEqualTo(200);
+            String start = base + "/executions/" + NAMESPACE + "/admitted";
+            for (int i = 0; i < 4; i++) {
+                assertThat(send("POST", start, "").statusCode()).isEqualTo(200);
+            }
+
+            // when: the executor read them, and says it started none (they wait for a place: max-running-executions)
+            readAll(config);
+            started.set(0, 0);
+            started.set(1, 0);
+            Thread.sleep(StartedOffsets.EVERY.plus(CommandBacklog.EVERY).multipliedBy(2).toMillis());
+
+            // then: they count as backlog, and starts are refused
+            assertThat(eventually(503, () -> send("POST", start, "").statusCode())).isEqualTo(503);
+
+            // when: they start, and none waits any more
+            started.set(0, StartedOffsets.NONE);
+            started.set(1, StartedOffsets.NONE);
+
+            // then
+            assertThat(eventually(200, () -> send("POST", start, "").statusCode())).isEqualTo(200);
         }
     }
 
@@ -158,7 +192,7 @@ class GatewayAdmissionTest {
                 Thread.sleep(50);
             }
         }
-        Thread.sleep(io.millrace.serdes.CommandBacklog.EVERY.multipliedBy(4).toMillis());
+        Thread.sleep(CommandBacklog.EVERY.multipliedBy(4).toMillis());
     }
 
     /** Commits the executor group's offsets at the end of the commands topic, as an executor that read it all. */
@@ -177,13 +211,13 @@ class GatewayAdmissionTest {
                 .all().get().entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
     }
 
-    /** The first 200 within 10 s, or the last status. */
-    private static int eventually(ThrowingSupplier<Integer> status) throws Exception {
+    /** The first {@code expected} status within 10 s, or the last status. */
+    private static int eventually(int expected, ThrowingSupplier<Integer> status) throws Exception {
         long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         int last;
         do {
             last = status.get();
-            if (last == 200) {
+            if (last == expected) {
                 return last;
             }
             Thread.sleep(100);

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.RecoveringStreams;
 import io.millrace.serdes.RecoveryPolicy;
+import io.millrace.serdes.StartedOffsets;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.topology.ExecutorTopology;
@@ -27,13 +28,16 @@ public final class Executor implements AutoCloseable {
     /** The stores whose sizes are exported, by the {@code store} tag's value. */
     private static final Map<String, String> STORES = Map.of("executions", Names.EXECUTIONS_STORE,
             "taskruns", Names.TASK_RUNS_STORE, "outputs", Names.OUTPUTS_STORE, "timers", Names.TIMERS_STORE,
-            "deferred", Names.DEFERRED_STORE);
+            "deferred", Names.DEFERRED_STORE, "admissions", Names.ADMISSIONS_STORE);
 
     private final RecoveringStreams streams;
+    private final StartedOffsets startedOffsets;
     private final boolean staticMember;
 
-    private Executor(RecoveringStreams streams, boolean staticMember, MeterRegistry registry) {
+    private Executor(RecoveringStreams streams, StartedOffsets startedOffsets, boolean staticMember,
+            MeterRegistry registry) {
         this.streams = streams;
+        this.startedOffsets = startedOffsets;
         this.staticMember = staticMember;
         STORES.forEach((tag, store) -> Gauge.builder("millrace.executor.store.entries", this, e -> e.entries(store))
                 .description("Entries in a store of this executor instance, as RocksDB estimates them")
@@ -61,9 +65,10 @@ public final class Executor implements AutoCloseable {
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, topics.executorTopics(List.of(config.workerGroup())));
         TopicAdmin.requireCoPartitioned(config, topics.commands(), topics.results());
-        var streams = RecoveringStreams.start("executor", () -> ExecutorTopology.build(config, registry),
+        var startedOffsets = StartedOffsets.published(config);
+        var streams = RecoveringStreams.start("executor", () -> ExecutorTopology.build(config, registry, startedOffsets),
                 ExecutorTopology.properties(config, registry), RecoveryPolicy.DEFAULT, registry);
-        return new Executor(streams, isStaticMember(config), registry);
+        return new Executor(streams, startedOffsets, isStaticMember(config), registry);
     }
 
     /** Waits until the executor is RUNNING; false if the timeout passed first. */
@@ -91,6 +96,7 @@ public final class Executor implements AutoCloseable {
         var membership = staticMember ? CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP
                 : CloseOptions.GroupMembershipOperation.LEAVE_GROUP;
         streams.close(CloseOptions.groupMembershipOperation(membership).withTimeout(Duration.ofSeconds(30)));
+        startedOffsets.close();
     }
 
     private static boolean isStaticMember(MillraceConfig config) {

@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The commands the executor has not read yet, as one process counts them: the executor's lag on the commands topic,
+ * The commands the executor has not read yet, or read and not started, as one process counts them: {@link CommandLag},
  * read every {@link #EVERY}, plus the creates this process sent since that Kafka did not have when the read began (so a
  * burst between two reads counts at once). The triggers pace their reading by it and the gateway admits starts by it:
  * both the same count, each against its own limit.

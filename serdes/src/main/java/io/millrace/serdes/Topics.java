@@ -50,6 +50,14 @@ public final class Topics {
         return config.topicPrefix() + "executor";
     }
 
+    /**
+     * The consumer group whose committed offsets on {@code commands} say how far the executor has started what it read:
+     * its lag counts the creates that wait for a place as well as those unread ({@link StartedOffsets}).
+     */
+    public static String executorStartedGroup(MillraceConfig config) {
+        return executorApplicationId(config) + "-started";
+    }
+
     /** Flow revisions, keyed {@code namespace/id@revision}. */
     public Topic<FlowRecord> flows() {
         return topic("flows", FLOW_SERDE, COMPACT);

@@ -9,7 +9,6 @@ import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 /**
  * The executor processor's dead letters: sent at once (not through a decision's outbox), naming the record being
@@ -19,6 +18,8 @@ final class CountedDeadLetters {
     private final ProcessorContext<String, Object> context;
     private final int maxRecordBytes;
     private final ExecutorMetrics metrics;
+    /** Where the record being handled was read, when not the record Kafka Streams is processing; null otherwise. */
+    private Origin readFrom;
 
     CountedDeadLetters(ProcessorContext<String, Object> context, ExecutorLimits limits, ExecutorMetrics metrics) {
         this.context = context;
@@ -28,13 +29,23 @@ final class CountedDeadLetters {
 
     /** Sends a letter for {@code original}; its payload is left out when the letter would not fit. */
     void send(String key, String reason, SpecificRecord original, DeadLetterMeters.Reason why) {
-        RecordMetadata source = context.recordMetadata().orElse(null);
-        var letter = DeadLetters.of(source == null ? null : source.topic(), source == null ? -1 : source.partition(),
-                source == null ? -1 : source.offset(), key, reason, original == null ? null : encode(original));
+        Origin source = readFrom != null ? readFrom : context.recordMetadata().map(Origin::of).orElse(Origin.NONE);
+        var letter = DeadLetters.of(source.topic(), source.partition(), source.offset(), key, reason,
+                original == null ? null : encode(original));
         byte[] encoded = DeadLetters.encode(letter, maxRecordBytes);
         context.forward(new Record<>(key, new Encoded(letter, encoded), context.currentSystemTimeMs()),
                 Names.DEAD_LETTERS_SINK);
-        metrics.deadLettered(why, source == null ? null : source.topic());
+        metrics.deadLettered(why, source.topic());
+    }
+
+    /** Runs {@code handling} with its letters naming {@code origin}: a record read before, handled now. */
+    void readFrom(Origin origin, Runnable handling) {
+        readFrom = origin;
+        try {
+            handling.run();
+        } finally {
+            readFrom = null;
+        }
     }
 
     /** The original command in its own single-object encoding, so an operator can replay it as it was. */

@@ -24,7 +24,9 @@ final class DeadLetterMeters {
         OVER_LIMIT,
         INVALID_COMMAND,
         INTERNAL_ERROR,
-        KILLED_WAITING_FOR_FLOW;
+        KILLED_WAITING_FOR_FLOW,
+        /** A create killed while it waited for a place to start ({@code max-running-executions}). */
+        KILLED_WAITING_TO_START;
 
         final String tag = name().toLowerCase(Locale.ROOT);
     }

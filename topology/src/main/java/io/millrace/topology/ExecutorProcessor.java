@@ -11,6 +11,8 @@ import io.millrace.core.decide.Decision;
 import io.millrace.core.decide.Rejection;
 import io.millrace.core.flow.Flow;
 import io.millrace.serdes.CommandMapper;
+import io.millrace.serdes.StartedOffsets;
+import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.TaskResultRecord;
@@ -29,9 +31,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Adapts the decider to Kafka Streams: decodes a command or result, loads its execution's state from the stores,
  * decides, stores the outcome and sends the decision's records. Beside it: {@link DueTimers} fires timers at a
- * wall-clock punctuation, {@link DeferredCreates} keeps creates that wait for their flow, {@link Reemission} sends a
- * duplicate's step again under at-least-once, and {@link HandlingFailures} turns a failure while handling one record
- * into that execution's failure and a dead letter; it never stops the stream thread.
+ * wall-clock punctuation, {@link DeferredCreates} keeps creates that wait for their flow, {@link Pacing} those that
+ * wait for a place to start, {@link Reemission} sends a duplicate's step again under at-least-once, and
+ * {@link HandlingFailures} turns a failure while handling one record into that execution's failure and a dead letter;
+ * it never stops the stream thread. Results come first ({@link ResultsFirst}): their timestamps are read back here.
  */
 final class ExecutorProcessor implements Processor<String, SpecificRecord, String, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(ExecutorProcessor.class);
@@ -42,6 +45,8 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private final ExecutorSettings settings;
     private final ExecutorMetrics metrics;
     private final EagerCommits eagerCommits;
+    private final PaceGauges paceGauges;
+    private final StartedOffsets startedOffsets;
     private final BiConsumer<Command, SpecificRecord> handler = this::handle;
     private ProcessorContext<String, Object> context;
     private StoreBackedState.Stores stores;
@@ -52,16 +57,21 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private Wakeup wakeup;
     private DueTimers dueTimers;
     private DeferredCreates deferredCreates;
+    private PaceGauges.Counts paceCounts;
+    private Pacing pacing;
     private Reemission reemission;
     private HandlingFailures failures;
     /** Until when (epoch millis) leases that ran out are not judged yet: a while after a fresh start. */
     private long leaseGraceUntil;
 
-    /** @param eagerCommits shared by the processors of all the instance's stream tasks */
-    ExecutorProcessor(Decider decider, ExecutorSettings settings, EagerCommits eagerCommits, MeterRegistry registry) {
+    /** @param eagerCommits, {@code paceGauges} and {@code startedOffsets}: shared by the instance's stream tasks */
+    ExecutorProcessor(Decider decider, ExecutorSettings settings, EagerCommits eagerCommits, PaceGauges paceGauges,
+            StartedOffsets startedOffsets, MeterRegistry registry) {
         this.decider = decider;
         this.settings = settings;
         this.eagerCommits = eagerCommits;
+        this.paceGauges = paceGauges;
+        this.startedOffsets = startedOffsets;
         this.metrics = new ExecutorMetrics(registry, settings.topicPrefix());
     }
 
@@ -93,15 +103,36 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         this.effects = new Effects(context, timers, settings.lease(), settings.limits(), dueTimers::stored);
         this.commits = new CommitOnEnd(context, eagerCommits, metrics);
         this.deferredCreates = new DeferredCreates(deferred, settings.flowWait(), wakeup, deadLetters, handler);
+        if (paceCounts == null) {
+            paceCounts = paceGauges.open();
+        }
+        this.pacing = new Pacing(new Admissions(context.getStateStore(Names.ADMISSIONS_STORE)),
+                new RunningExecutions(settings.limits().maxRunningExecutions()), paceCounts, startedOffsets,
+                context.taskId().partition(), new Topics(settings.topicPrefix()).commands().name(), wakeup, deadLetters,
+                handler);
         this.reemission = new Reemission(settings.reemitDuplicates(), decider, flows, effects, metrics);
         this.failures = new HandlingFailures(decider, stores, effects, commits, deadLetters);
         dueTimers.wakeForNext();
         deferredCreates.wakeIfAnyWaits(context.currentSystemTimeMs()); // creates left waiting before a restart
+        pacing.wakeIfAnyWaits(context.currentSystemTimeMs());
+    }
+
+    @Override
+    public void close() {
+        if (paceCounts != null) {
+            paceGauges.close(paceCounts);
+            startedOffsets.forget(context.taskId().partition());
+            paceCounts = null;
+        }
     }
 
     @Override
     public void process(Record<String, SpecificRecord> record) {
-        commits.reading(record.timestamp());
+        commits.reading(record.value() instanceof TaskResultRecord ? ResultsFirst.produced(record.timestamp())
+                : record.timestamp());
+        if (pacing.parks(record.value(), context.recordMetadata().orElse(null))) {
+            return;
+        }
         Command command;
         try {
             command = switch (record.value()) {
@@ -116,6 +147,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             return;
         }
         handle(command, record.value());
+        pacing.admit(context.currentSystemTimeMs());
     }
 
     /** Decides a command and carries the decision out; a timer's or a waiting create's too. */
@@ -125,6 +157,9 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             return;
         }
         var state = new StoreBackedState(command.executionId(), stores);
+        if (command instanceof KillExecution && state.execution().isEmpty()) {
+            context.recordMetadata().ifPresent(read -> pacing.killedBeforeStart(command.executionId(), read.offset()));
+        }
         try {
             Flow flow = flowOf(command, state);
             if (flow == null && command instanceof CreateExecution create
@@ -141,9 +176,12 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                 reemission.duplicate(command, state, now);
             }
             countHandled(command, decision, state, flow);
+            pacing.seen(command.executionId(), state.execution().filter(e -> !e.state().isTerminal()).isPresent());
         } catch (RecordLimitException e) {
+            pacing.seen(command.executionId(), false);
             failures.overLimit(command, e, original, state, now);
         } catch (RuntimeException | Error e) {
+            pacing.seen(command.executionId(), false);
             failures.unexpected(command, e, original, state, now);
         }
     }
@@ -175,12 +213,16 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         }
     }
 
-    /** Fires the due timers, then hands the creates that wait for their flow to {@link #handle} again. */
+    /**
+     * Fires the due timers, hands the creates that wait for their flow to {@link #handle} again, and starts the creates
+     * that wait for a place while there is one.
+     */
     private void punctuate(long wallClockMillis) {
         wakeup.cancel();
         commits.punctuating();
         dueTimers.fire(wallClockMillis);
         deferredCreates.retry(); // a create that still waits is deferred again, which asks for the next wake-up
+        pacing.admit(wallClockMillis);
         dueTimers.wakeForNext();
     }
 

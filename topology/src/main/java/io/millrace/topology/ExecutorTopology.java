@@ -13,6 +13,7 @@ import io.millrace.serdes.avro.OutputsRecord;
 import io.millrace.serdes.avro.StoredExecution;
 import io.millrace.serdes.avro.StoredTaskRun;
 import io.millrace.serdes.SnapshotKeys;
+import io.millrace.serdes.StartedOffsets;
 import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.AutoOffsetReset;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -38,8 +40,9 @@ import org.apache.kafka.streams.state.Stores;
  * <pre>
  * commands ─┐                                   ┌─> tasks.&lt;group&gt;   (worker tasks)
  *           ├─> Executor.decide [executions,    ├─> events           (every event)
- * results ──┘     outputs, timers, deferred] ───┼─> executions       (latest snapshot, compacted)
- *                    ^ global flows store       └─> dlq
+ * results ──┘     outputs, timers, deferred, ───┼─> executions       (latest snapshot, compacted)
+ * (results first)  admissions]                  └─> dlq
+ *                    ^ global flows store
  * flows ──> Flows.load
  * </pre>
  * commands and results are co-partitioned by execution id, so one stream task owns an execution.
@@ -53,7 +56,13 @@ public final class ExecutorTopology {
     private ExecutorTopology() {
     }
 
+    /** The topology of an executor whose started offsets are kept in memory only (a topology under test). */
     public static Topology build(MillraceConfig config, MeterRegistry registry) {
+        return build(config, registry, StartedOffsets.kept(Topics.of(config).commands().name()));
+    }
+
+    /** @param startedOffsets where the instance's tasks say how far they started what they read */
+    public static Topology build(MillraceConfig config, MeterRegistry registry, StartedOffsets startedOffsets) {
         Topics topics = Topics.of(config);
         var expressions = new Expressions(config.expressionLimits());
         var deciderSettings = new DeciderSettings(config.lease(), config.maxLostAttempts(), config.retention(),
@@ -61,15 +70,17 @@ public final class ExecutorTopology {
         var settings = new ExecutorProcessor.ExecutorSettings(config.lease(), TIMER_INTERVAL, FLOW_WAIT, !config.exactlyOnce(),
                 config.executorLimits(), config.topicPrefix());
         var eagerCommits = EagerCommits.of(config);
+        var paceGauges = new PaceGauges(registry);
         var string = Serdes.String();
 
         var topology = new Topology();
         topology.addSource(Names.COMMANDS_SOURCE, string.deserializer(), topics.commands().valueSerde().deserializer(),
                 topics.commands().name());
-        topology.addSource(Names.RESULTS_SOURCE, string.deserializer(), topics.results().valueSerde().deserializer(),
-                topics.results().name());
+        topology.addSource((AutoOffsetReset) null, Names.RESULTS_SOURCE, new ResultsFirst(), string.deserializer(),
+                topics.results().valueSerde().deserializer(), topics.results().name());
         topology.addProcessor(Names.EXECUTOR,
-                () -> new ExecutorProcessor(new Decider(deciderSettings, expressions), settings, eagerCommits, registry),
+                () -> new ExecutorProcessor(new Decider(deciderSettings, expressions), settings, eagerCommits, paceGauges,
+                        startedOffsets, registry),
                 Names.COMMANDS_SOURCE, Names.RESULTS_SOURCE);
         boolean cached = config.exactlyOnce();
         topology.addStateStore(store(Names.EXECUTIONS_STORE, new AvroSerde<>(StoredExecution.getClassSchema()), cached),
@@ -81,6 +92,7 @@ public final class ExecutorTopology {
         topology.addStateStore(store(Names.TIMERS_STORE, new AvroSerde<>(TimerRecord.getClassSchema()), true),
                 Names.EXECUTOR);
         topology.addStateStore(store(Names.DEFERRED_STORE, Topics.COMMAND_SERDE, cached), Names.EXECUTOR);
+        topology.addStateStore(store(Names.ADMISSIONS_STORE, Serdes.ByteArray(), cached), Names.EXECUTOR);
 
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.FLOWS_STORE), string, Topics.FLOW_SERDE)

@@ -27,6 +27,8 @@ public final class Names {
     public static final String TIMERS_STORE = "executor-timers";
     /** execution id → a create command waiting for its flow to reach the flows store. */
     public static final String DEFERRED_STORE = "executor-deferred";
+    /** Creates that wait for a place to start (max-running-executions), oldest first (see Admissions). */
+    public static final String ADMISSIONS_STORE = "executor-admissions";
     /** namespace/id@revision → flow revision (global: every instance sees every flow). */
     public static final String FLOWS_STORE = "executor-flows";
 

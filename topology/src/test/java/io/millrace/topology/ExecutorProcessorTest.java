@@ -1,5 +1,6 @@
 package io.millrace.topology;
 
+import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,6 +15,7 @@ import io.millrace.core.flow.FlowParser;
 import io.millrace.serdes.AvroSerde;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.StartedOffsets;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.StoredExecution;
 import io.millrace.serdes.avro.FlowRecord;
@@ -50,6 +52,8 @@ class ExecutorProcessorTest {
 
     private final MockProcessorContext<String, Object> context = new MockProcessorContext<>();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final PaceGauges pace = new PaceGauges(registry);
+    private final StartedOffsets started = StartedOffsets.kept("millrace.commands");
     private final ExecutorProcessor processor = processor(new EagerCommits(0, 20));
     private KeyValueStore<String, FlowRecord> flows;
 
@@ -61,6 +65,7 @@ class ExecutorProcessorTest {
         store(Names.OUTPUTS_STORE, new AvroSerde<>(OutputsRecord.getClassSchema()));
         store(Names.TIMERS_STORE, new AvroSerde<>(TimerRecord.getClassSchema()));
         store(Names.DEFERRED_STORE, Topics.COMMAND_SERDE);
+        store(Names.ADMISSIONS_STORE, Serdes.ByteArray());
         flows = store(Names.FLOWS_STORE, Topics.FLOW_SERDE);
     }
 
@@ -199,11 +204,52 @@ class ExecutorProcessorTest {
         assertThat(context.committed()).isFalse();
     }
 
+    @Test
+    void shouldStartCreatesThatWaitedBeforeARestartAtItsFirstPunctuation() throws Exception {
+        // given: two executions run, two creates wait, and the executor stops
+        postFlow();
+        ExecutorProcessor before = processor(new EagerCommits(0, 20), 2);
+        before.init(context);
+        for (int offset = 0; offset < 4; offset++) {
+            context.setRecordMetadata("millrace.commands", 0, offset);
+            before.process(create("e" + (offset + 1), Map.of("n", 1)));
+        }
+        assertThat(dispatchedExecutions()).containsExactly("e1", "e2");
+        assertThat(started.get(0)).as("the oldest create that waits").isEqualTo(2);
+        before.close();
+        context.resetForwards();
+
+        // when: a fresh processor starts on the same stores
+        ExecutorProcessor restarted = processor(new EagerCommits(0, 20), 2);
+        restarted.init(context);
+        assertThat(dispatchedExecutions()).isEmpty();
+        punctuateLatest();
+
+        // then: the creates that waited start, oldest first (the executions that ran before count again once a
+        // command of theirs comes)
+        assertThat(dispatchedExecutions()).containsExactly("e3", "e4");
+        assertThat(registry.get(PaceGauges.WAITING).gauge().value()).isZero();
+    }
+
     private ExecutorProcessor processor(EagerCommits eagerCommits) {
+        return processor(eagerCommits, MillraceConfig.defaults().executorLimits().maxRunningExecutions());
+    }
+
+    private ExecutorProcessor processor(EagerCommits eagerCommits, int maxRunning) {
+        var limits = ConfigLoader.load(Map.of(), Map.of("max-running-executions", Integer.toString(maxRunning)), null)
+                .executorLimits();
         return new ExecutorProcessor(new Decider(new DeciderSettings(LEASE, 3, Duration.ofDays(1)), new Expressions()),
                 new ExecutorProcessor.ExecutorSettings(LEASE, Duration.ofMillis(50), Duration.ofSeconds(30), false,
-                        MillraceConfig.defaults().executorLimits(), "millrace."),
-                eagerCommits, registry);
+                        limits, "millrace."),
+                eagerCommits, pace, started, registry);
+    }
+
+    private List<String> dispatchedExecutions() {
+        return context.forwarded().stream()
+                .map(forward -> ((Encoded) forward.record().value()).record())
+                .filter(WorkerTaskRecord.class::isInstance)
+                .map(task -> ((WorkerTaskRecord) task).getExecutionId())
+                .toList();
     }
 
     /** A flow of one task with a required input. */

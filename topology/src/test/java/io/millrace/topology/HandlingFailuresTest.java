@@ -18,6 +18,7 @@ import io.millrace.core.flow.FlowParser;
 import io.millrace.serdes.AvroSerde;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.StartedOffsets;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.DeadLetterRecord;
 import io.millrace.serdes.avro.FlowRecord;
@@ -57,6 +58,7 @@ class HandlingFailuresTest {
                 store(Names.OUTPUTS_STORE, new AvroSerde<>(OutputsRecord.getClassSchema())), new LruCache<>(10));
         KeyValueStore<String, TimerRecord> timers = store(Names.TIMERS_STORE, new AvroSerde<>(TimerRecord.getClassSchema()));
         store(Names.DEFERRED_STORE, Topics.COMMAND_SERDE);
+        store(Names.ADMISSIONS_STORE, Serdes.ByteArray());
         KeyValueStore<String, FlowRecord> flows = store(Names.FLOWS_STORE, Topics.FLOW_SERDE);
         var flow = new FlowParser().parse("""
                 id: f
@@ -133,8 +135,10 @@ class HandlingFailuresTest {
     }
 
     private ExecutorProcessor processor() {
+        var registry = new SimpleMeterRegistry();
         var processor = new ExecutorProcessor(decider, new ExecutorProcessor.ExecutorSettings(LEASE, Duration.ofMillis(50),
-                Duration.ofSeconds(30), false, LIMITS, "millrace."), new EagerCommits(0, 20), new SimpleMeterRegistry());
+                Duration.ofSeconds(30), false, LIMITS, "millrace."), new EagerCommits(0, 20), new PaceGauges(registry),
+                StartedOffsets.kept("millrace.commands"), registry);
         processor.init(context);
         return processor;
     }

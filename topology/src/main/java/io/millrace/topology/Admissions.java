@@ -1,0 +1,154 @@
+package io.millrace.topology;
+
+import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.CommandRecord;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The creates of one stream task that wait for a place to start ({@link Names#ADMISSIONS_STORE}), oldest first.
+ *
+ * <p>Key layout:
+ * <pre>
+ * q/&lt;the create's offset on the commands partition, 16 hex digits&gt;/&lt;execution id&gt;  →  the create, encoded
+ * k/&lt;execution id&gt;  →  the offset of a kill read while creates waited, 16 hex digits (UTF-8)
+ * </pre>
+ * Offsets grow along a partition, so a range scan of {@code q/} reads the creates in the order they were read. A
+ * create read again (a replay after a crash under at-least-once) has the same offset, so it takes the same key.
+ *
+ * <p>One key per waiting create, not two: every key written is a changelog record, and an index by execution id (for
+ * kills) doubled what waiting cost, at a rate of twice what the executor can run. A kill of an execution that does not
+ * exist yet leaves a {@code k/} marker instead; a create read before that kill is dead-lettered when its turn comes,
+ * one read after it starts as usual. Markers go when nothing waits any more.
+ *
+ * <p>Taken keys are deleted, and RocksDB keeps a deleted key as a tombstone until compaction: a scan from the first
+ * {@code q/} key would step over every create admitted since, so scans start at a cursor instead, below which every key
+ * is gone. The count is kept in memory, made again by one scan whenever the store may have changed under it (a new or
+ * revived task): a count stored beside the creates would have to be right after every replay.
+ */
+final class Admissions {
+    private static final String QUEUE = "q/";
+    private static final String KILLED = "k/";
+    /** After every {@code q/} (or {@code k/}) key. */
+    private static final String QUEUE_END = QUEUE + "\uffff";
+    private static final String KILLED_END = KILLED + "\uffff";
+    private static final int OFFSET_END = QUEUE.length() + 16;
+    private static final HexFormat HEX = HexFormat.of();
+
+    private final KeyValueStore<String, byte[]> store;
+    /** Every {@code q/} key before this one was taken. */
+    private String cursor = QUEUE;
+    private int size;
+    /** The offset of the oldest waiting create; -1 when none waits. */
+    private long oldest = -1;
+
+    /** Counts what waits in the store, scanning it once. */
+    Admissions(KeyValueStore<String, byte[]> store) {
+        this.store = store;
+        try (KeyValueIterator<String, byte[]> it = store.range(QUEUE, QUEUE_END)) {
+            while (it.hasNext()) {
+                String key = it.next().key;
+                if (size++ == 0) {
+                    cursor = key;
+                    oldest = offsetOf(key);
+                }
+            }
+        }
+    }
+
+    /** How many creates wait. */
+    int size() {
+        return size;
+    }
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** Where the oldest waiting create was read; -1 when none waits. */
+    long oldestOffset() {
+        return size == 0 ? -1 : oldest;
+    }
+
+    /**
+     * Parks a create read at {@code offset}: it waits behind every create read before it. Each offset is read once in
+     * the life of an instance (a replay starts a new one), so each park adds one.
+     */
+    void park(long offset, CommandRecord create) {
+        String key = QUEUE + HEX.toHexDigits(offset) + "/" + create.getExecutionId();
+        store.put(key, Topics.COMMAND_SERDE.encode(create));
+        if (size++ == 0 || offset < oldest) {
+            oldest = offset;
+        }
+        if (key.compareTo(cursor) < 0) {
+            cursor = key;
+        }
+    }
+
+    /** Remembers a kill, read at {@code offset}, of an execution that may wait: its creates read before it never start. */
+    void killed(String executionId, long offset) {
+        store.put(KILLED + executionId, HEX.toHexDigits(offset).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Removes the {@code n} oldest waiting creates (fewer when fewer wait) and returns them, oldest first. */
+    List<Waiting> take(int n) {
+        var taken = new ArrayList<KeyValue<String, byte[]>>(Math.min(n, size));
+        boolean rest;
+        try (KeyValueIterator<String, byte[]> it = store.range(cursor, QUEUE_END)) {
+            while (taken.size() < n && it.hasNext()) {
+                taken.add(it.next());
+            }
+            rest = it.hasNext();
+            if (rest) {
+                oldest = offsetOf(it.peekNextKey());
+            }
+        }
+        var waiting = new ArrayList<Waiting>(taken.size());
+        for (KeyValue<String, byte[]> entry : taken) {
+            store.delete(entry.key);
+            String executionId = entry.key.substring(OFFSET_END + 1);
+            long offset = offsetOf(entry.key);
+            waiting.add(new Waiting(offset, executionId, entry.value, killedAfter(executionId, offset)));
+            cursor = entry.key + "\0"; // the next key after it
+        }
+        size = rest ? Math.max(1, size - taken.size()) : 0; // what the scan saw, should the count be off
+        if (size == 0) {
+            forgetKills();
+        }
+        return waiting;
+    }
+
+    private static long offsetOf(String queueKey) {
+        return HexFormat.fromHexDigitsToLong(queueKey, QUEUE.length(), OFFSET_END);
+    }
+
+    private boolean killedAfter(String executionId, long offset) {
+        byte[] kill = store.get(KILLED + executionId);
+        return kill != null && HexFormat.fromHexDigitsToLong(new String(kill, StandardCharsets.UTF_8)) > offset;
+    }
+
+    /** Nothing waits: a kill can concern no waiting create any more. */
+    private void forgetKills() {
+        var keys = new ArrayList<String>();
+        try (KeyValueIterator<String, byte[]> it = store.range(KILLED, KILLED_END)) {
+            it.forEachRemaining(entry -> keys.add(entry.key));
+        }
+        keys.forEach(store::delete);
+    }
+
+    /**
+     * A create that waited: where it was read on its partition, its execution, its bytes, and whether a kill read after
+     * it asked that it never start.
+     */
+    record Waiting(long offset, String executionId, byte[] bytes, boolean killed) {
+        /** The create; throws when its bytes do not decode. */
+        CommandRecord create() {
+            return Topics.COMMAND_SERDE.decode(bytes);
+        }
+    }
+}
