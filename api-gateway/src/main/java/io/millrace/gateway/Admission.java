@@ -5,6 +5,9 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.CommandBacklog;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -21,55 +24,90 @@ import java.util.function.Supplier;
  *
  * <p>The count is {@link CommandBacklog}'s: the executor's lag, read every 250 ms, plus this gateway's creates sent
  * since, so a burst between two reads is refused too. While the lag cannot be read, starts are admitted.
+ *
+ * <p>A count bounds the wait only in proportion to how fast the executor goes, which the machine decides: 2,000
+ * commands are a few seconds on 2 cores and a fraction of one on 16. So a start is also refused when the backlog would
+ * take the executor longer than {@code max-executor-delay} to start, at the fastest it started commands over a second
+ * in the last minute ({@link CommandBacklog#fastestStartRate}): what it did that recently it can do again, while the
+ * rate of the moment says only what came in when it was not busy. A backlog of at most {@link #ALWAYS_ADMITTED}
+ * commands, and one of an executor not seen busy in that minute, are judged by the count alone.
  */
 final class Admission implements AutoCloseable {
     /** What a caller turned away is told to wait before trying again. */
     static final int RETRY_AFTER_SECONDS = 1;
     static final String REASON_BACKLOG = "executor_backlog";
+    static final String REASON_DELAY = "executor_delay";
+    /** A backlog this small is never refused for its delay: it is a burst, and a rate estimate is least sure there. */
+    static final long ALWAYS_ADMITTED = 100;
 
     private final long limit;
-    /** Null when admission is off ({@code max-executor-backlog} 0): then nothing is read. */
+    private final Duration maxDelay;
+    /** Null when admission is off (no limit and no delay): then nothing is read. */
     private final CommandBacklog backlog;
     private final Counter refused;
+    private final Counter delayed;
 
     /**
-     * @param limit {@code max-executor-backlog}; 0 admits every start
-     * @param backlog the executor's backlog, closed with this; null exactly when {@code limit} is 0
+     * @param limit {@code max-executor-backlog}; 0: no bound on the count
+     * @param maxDelay {@code max-executor-delay}; zero: no bound on the delay
+     * @param backlog the executor's backlog, closed with this; null exactly when there is neither bound
      */
-    Admission(long limit, CommandBacklog backlog, MeterRegistry registry) {
-        if ((limit > 0) != (backlog != null)) {
-            throw new IllegalArgumentException("Expected a backlog to read exactly when there is a limit, but the limit is "
-                    + limit + " and the backlog " + backlog);
+    Admission(long limit, Duration maxDelay, CommandBacklog backlog, MeterRegistry registry) {
+        if ((limit > 0 || !maxDelay.isZero()) != (backlog != null)) {
+            throw new IllegalArgumentException("Expected a backlog to read exactly when there is a bound, but the limit is "
+                    + limit + ", the delay " + maxDelay + " and the backlog " + backlog);
         }
         this.limit = limit;
+        this.maxDelay = maxDelay;
         this.backlog = backlog;
-        this.refused = Counter.builder("millrace.gateway.starts.refused")
-                .description("Starts refused with 503 because the executor had more commands to read than"
-                        + " max-executor-backlog")
-                .tag("reason", REASON_BACKLOG)
-                .register(registry);
+        this.refused = refusals(registry, REASON_BACKLOG, "the executor had more commands to read than"
+                + " max-executor-backlog");
+        this.delayed = refusals(registry, REASON_DELAY, "the executor would have started them later than"
+                + " max-executor-delay");
         Gauge.builder("millrace.gateway.executor.backlog", this, Admission::commands)
                 .description("Commands the executor has yet to read, as the gateway last counted them (NaN: not read)")
                 .register(registry);
     }
 
-    /** Admission by {@code max-executor-backlog}, reading the executor's backlog in a thread of its own unless 0. */
+    private static Counter refusals(MeterRegistry registry, String reason, String why) {
+        return Counter.builder("millrace.gateway.starts.refused")
+                .description("Starts refused with 503 because " + why)
+                .tag("reason", reason)
+                .register(registry);
+    }
+
+    /**
+     * Admission by {@code max-executor-backlog} and {@code max-executor-delay}, reading the executor's backlog in a
+     * thread of its own unless both are off.
+     */
     static Admission of(MillraceConfig config, MeterRegistry registry) {
         long limit = config.api().maxExecutorBacklog();
-        return new Admission(limit, limit == 0 ? null
+        Duration maxDelay = config.api().maxExecutorDelay();
+        return new Admission(limit, maxDelay, limit == 0 && maxDelay.isZero() ? null
                 : CommandBacklog.watch(config, "millrace-gateway-backlog", "starts are admitted"), registry);
     }
 
-    /** @throws ApiException 503 with {@code Retry-After} while the executor's backlog is over the limit */
+    /** @throws ApiException 503 with {@code Retry-After} while the executor's backlog is over a bound */
     void admit() {
         if (backlog == null) {
             return;
         }
         long commands = backlog.commands().orElse(0);
-        if (commands > limit) {
+        if (limit > 0 && commands > limit) {
             refused.increment();
             throw ApiException.unavailable("The executor has " + commands + " commands to read, more than"
                     + " max-executor-backlog (" + limit + "); retry later", RETRY_AFTER_SECONDS);
+        }
+        if (maxDelay.isZero() || commands <= ALWAYS_ADMITTED) {
+            return;
+        }
+        OptionalDouble rate = backlog.fastestStartRate();
+        if (rate.isPresent() && commands / rate.getAsDouble() * 1000 > maxDelay.toMillis()) {
+            delayed.increment();
+            throw ApiException.unavailable(String.format(Locale.ROOT, "The executor would start this execution in about"
+                    + " %.1f s (%d commands ahead, at the %.0f a second it started at best in the last minute), later"
+                    + " than max-executor-delay (%s); retry later", commands / rate.getAsDouble(), commands,
+                    rate.getAsDouble(), maxDelay), RETRY_AFTER_SECONDS);
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.serdes.CommandBacklog;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -14,18 +15,28 @@ class AdmissionTest {
     private final AtomicLong lag = new AtomicLong();
     private final AtomicLong now = new AtomicLong(1);
     private volatile boolean failing;
-    private final CommandBacklog backlog = new CommandBacklog(() -> {
-        if (failing) {
-            throw new IllegalStateException("no broker");
+    /** Commands the executor started, all partitions together; -1: unknown. */
+    private final AtomicLong started = new AtomicLong(-1);
+    private final CommandBacklog backlog = new CommandBacklog(new CommandBacklog.Lag() {
+        @Override
+        public long read() {
+            if (failing) {
+                throw new IllegalStateException("no broker");
+            }
+            return lag.get();
         }
-        return lag.get();
+
+        @Override
+        public long started() {
+            return started.get();
+        }
     }, now::get, "starts are admitted");
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     @Test
     void shouldAdmitUpToTheLimitAndRefuseWith503RetryAfterAndTheSettingPastIt() {
         // given
-        var admission = new Admission(5000, backlog, registry);
+        var admission = new Admission(5000, Duration.ZERO, backlog, registry);
         lag.set(5000);
         backlog.refresh();
 
@@ -50,7 +61,7 @@ class AdmissionTest {
     @Test
     void shouldRefuseABurstBeforeTheNextReadSeesIt() {
         // given: an empty backlog, a limit of 3
-        var admission = new Admission(3, backlog, registry);
+        var admission = new Admission(3, Duration.ZERO, backlog, registry);
         backlog.refresh();
 
         // when: starts arrive faster than the lag is read, their creates not yet acknowledged
@@ -75,7 +86,7 @@ class AdmissionTest {
     @Test
     void shouldForgetACreateWhoseSendFailed() {
         // given
-        var admission = new Admission(1, backlog, registry);
+        var admission = new Admission(1, Duration.ZERO, backlog, registry);
         backlog.refresh();
         admission.publish(() -> CompletableFuture.failedFuture(new IllegalStateException("refused")));
         admission.publish(() -> CompletableFuture.failedFuture(new IllegalStateException("refused")));
@@ -90,7 +101,7 @@ class AdmissionTest {
     @Test
     void shouldAdmitOnceTheBacklogCouldNotBeReadForLong() {
         // given: a backlog over the limit, then reads that fail
-        var admission = new Admission(10, backlog, registry);
+        var admission = new Admission(10, Duration.ZERO, backlog, registry);
         lag.set(50);
         backlog.refresh();
         failing = true;
@@ -109,9 +120,72 @@ class AdmissionTest {
     }
 
     @Test
+    void shouldRefuseAStartTheExecutorWouldStartLaterThanTheDelayAtItsBestRecentRate() {
+        // given: no bound on the count, 0.5 s on the delay, and an executor that started 1,000 commands a second
+        var admission = new Admission(0, Duration.ofMillis(500), backlog, registry);
+        started.set(0);
+        for (int i = 0; i < 8; i++) {
+            backlog.refresh();
+            started.addAndGet(250);
+            now.addAndGet(Duration.ofMillis(250).toNanos());
+        }
+        started.addAndGet(-250);
+        assertThat(backlog.fastestStartRate()).hasValue(1000.0);
+
+        // when: it slows down, with 450 commands ahead (0.45 s at its best)
+        lag.set(450);
+        now.addAndGet(Duration.ofSeconds(5).toNanos());
+        backlog.refresh();
+
+        // then: admitted
+        admission.admit();
+
+        // when: 600 ahead (0.6 s)
+        lag.set(600);
+        backlog.refresh();
+
+        // then
+        assertThatThrownBy(admission::admit).isInstanceOfSatisfying(ApiException.class, e -> {
+            assertThat(e.status()).isEqualTo(503);
+            assertThat(e.retryAfterSeconds()).isEqualTo(1);
+            assertThat(e.getMessage()).isEqualTo("The executor would start this execution in about 0.6 s (600 commands"
+                    + " ahead, at the 1000 a second it started at best in the last minute), later than"
+                    + " max-executor-delay (PT0.5S); retry later");
+        });
+        assertThat(registry.get("millrace.gateway.starts.refused").tag("reason", "executor_delay").counter().count())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void shouldJudgeASmallBacklogOrAnExecutorNotSeenBusyByTheCountAlone() {
+        // given: an executor that started 100 commands a second at best, and a delay of 0.5 s
+        var admission = new Admission(0, Duration.ofMillis(500), backlog, registry);
+        started.set(0);
+        backlog.refresh();
+        started.set(100);
+        now.addAndGet(Duration.ofSeconds(1).toNanos());
+        backlog.refresh();
+
+        // when: a burst of 100 (a second at that rate)
+        lag.set(Admission.ALWAYS_ADMITTED);
+        backlog.refresh();
+
+        // then: admitted
+        admission.admit();
+
+        // when: an executor whose rate is not known
+        var notSeenBusy = new CommandBacklog(() -> 5000, now::get, "-");
+        notSeenBusy.refresh();
+        var unknown = new Admission(0, Duration.ofMillis(500), notSeenBusy, registry);
+
+        // then: admitted
+        unknown.admit();
+    }
+
+    @Test
     void shouldAdmitEveryStartWhenTheLimitIsZero() {
         // given
-        var admission = new Admission(0, null, registry);
+        var admission = new Admission(0, Duration.ZERO, null, registry);
 
         // when
         admission.admit();

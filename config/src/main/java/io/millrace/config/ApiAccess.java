@@ -1,5 +1,6 @@
 package io.millrace.config;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -12,10 +13,12 @@ import java.util.List;
  * @param maxWaitRequests the most requests waiting for an execution's end at once, {@code ?wait=true} and webhook
  *     waits together ({@code max-wait-requests})
  * @param maxExecutorBacklog the most commands the executor may have to read for a new execution to be admitted
- *     ({@code max-executor-backlog}); 0: every start is admitted
+ *     ({@code max-executor-backlog}); 0: no bound
+ * @param maxExecutorDelay the longest a new execution may expect to wait for the executor to start it, its backlog over
+ *     the fastest it started commands lately ({@code max-executor-delay}); zero: no bound
  */
 public record ApiAccess(List<String> authTokens, long maxRequestBytes, int maxRequestHeaderBytes, int maxWaitRequests,
-        long maxExecutorBacklog) {
+        long maxExecutorBacklog, Duration maxExecutorDelay) {
     public ApiAccess {
         authTokens = List.copyOf(authTokens);
     }
@@ -28,6 +31,7 @@ public record ApiAccess(List<String> authTokens, long maxRequestBytes, int maxRe
     @Override
     public String toString() {
         return "ApiAccess[authTokens=" + authTokens.size() + " configured, maxRequestBytes=" + maxRequestBytes
-                + ", maxRequestHeaderBytes=" + maxRequestHeaderBytes + ", maxWaitRequests=" + maxWaitRequests + ", maxExecutorBacklog=" + maxExecutorBacklog + "]";
+                + ", maxRequestHeaderBytes=" + maxRequestHeaderBytes + ", maxWaitRequests=" + maxWaitRequests + ", maxExecutorBacklog=" + maxExecutorBacklog
+                + ", maxExecutorDelay=" + maxExecutorDelay + "]";
     }
 }

@@ -57,6 +57,7 @@ public final class ConfigLoader {
             Map.entry("max-request-header-bytes", "8192"),
             Map.entry("max-wait-requests", "1000"),
             Map.entry("max-executor-backlog", "2000"),
+            Map.entry("max-executor-delay", "PT0.5S"),
             Map.entry("max-record-bytes", "1000000"),
             Map.entry("max-decision-bytes", "16777216"),
             Map.entry("max-task-runs", "100000"),
@@ -154,7 +155,7 @@ public final class ConfigLoader {
                 kafka,
                 new ApiAccess(tokens(reader), reader.positiveLong("max-request-bytes"),
                         reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests"),
-                        reader.nonNegativeLong("max-executor-backlog")),
+                        reader.nonNegativeLong("max-executor-backlog"), reader.durationOrZero("max-executor-delay")),
                 new ExecutorLimits(reader.atLeast("max-record-bytes", 65_536), reader.positiveLong("max-decision-bytes"),
                         reader.positive("max-task-runs"), reader.positive("max-flowable-concurrency"),
                         reader.nonNegative("max-running-executions")),
@@ -297,6 +298,11 @@ public final class ConfigLoader {
         Duration duration(String key) {
             return checked(key, Duration::parse, value -> !value.isNegative() && !value.isZero(),
                     "a positive ISO-8601 duration such as PT30S");
+        }
+
+        Duration durationOrZero(String key) {
+            return checked(key, Duration::parse, value -> !value.isNegative(),
+                    "an ISO-8601 duration such as PT0.5S, or PT0S for none");
         }
 
         ConfigException invalid(String key, String expected) {

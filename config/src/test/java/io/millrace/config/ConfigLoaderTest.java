@@ -156,6 +156,20 @@ class ConfigLoaderTest {
         assertThat(api.maxRequestHeaderBytes()).isEqualTo(8192);
         assertThat(api.maxWaitRequests()).isEqualTo(1000);
         assertThat(api.maxExecutorBacklog()).isEqualTo(2000);
+        assertThat(api.maxExecutorDelay()).isEqualTo(Duration.ofMillis(500));
+    }
+
+    @Test
+    void shouldReadTheDelayAStartMayExpectAndAllowZeroButNotLess() {
+        // when
+        Duration set = ConfigLoader.load(Map.of("MILLRACE_MAX_EXECUTOR_DELAY", "PT0S"), Map.of(), null).api()
+                .maxExecutorDelay();
+
+        // then
+        assertThat(set).isZero();
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("max-executor-delay", "-PT1S"), null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("max-executor-delay");
     }
 
     @Test

@@ -2,6 +2,8 @@ package io.millrace.serdes;
 
 import io.millrace.config.MillraceConfig;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -22,11 +24,21 @@ import org.slf4j.LoggerFactory;
 public final class CommandBacklog implements AutoCloseable {
     public static final Duration EVERY = Duration.ofMillis(250);
     public static final Duration BLIND_AFTER = Duration.ofSeconds(30);
+    /** The span over which a start rate is measured. */
+    public static final Duration RATE_SPAN = Duration.ofSeconds(1);
+    /** How long the fastest start rate is remembered: what the executor did that recently, it can do again. */
+    public static final Duration RATE_MEMORY = Duration.ofMinutes(1);
     private static final Logger LOG = LoggerFactory.getLogger(CommandBacklog.class);
 
     /** One reading of the executor's lag on the commands topic. */
     public interface Lag extends AutoCloseable {
+        /** Commands the executor has not started. */
         long read() throws Exception;
+
+        /** How many commands the executor has started, all partitions together, as of the last read; -1: unknown. */
+        default long started() {
+            return -1;
+        }
 
         @Override
         default void close() {
@@ -44,6 +56,10 @@ public final class CommandBacklog implements AutoCloseable {
     private volatile long counted;
     private volatile boolean blind;
     private volatile boolean closed;
+    /** The executor's positions (nanos, commands started) and its start rates over {@link #RATE_SPAN} (nanos, rate). */
+    private final ArrayDeque<Position> positions = new ArrayDeque<>();
+    private final ArrayDeque<Rate> rates = new ArrayDeque<>();
+    private volatile double fastestRate;
     /** When reads began to fail; read and written by the reading thread only. */
     private long failingSince;
     private boolean failing;
@@ -75,6 +91,15 @@ public final class CommandBacklog implements AutoCloseable {
         return blind ? OptionalLong.empty() : OptionalLong.of(Math.max(0, waiting + sent.get() - counted));
     }
 
+    /**
+     * The most commands a second the executor started over any {@link #RATE_SPAN} in the last {@link #RATE_MEMORY}:
+     * about what it can start, once it has been busy in that time; empty before two readings a span apart.
+     */
+    public OptionalDouble fastestStartRate() {
+        double rate = fastestRate;
+        return blind || rate <= 0 ? OptionalDouble.empty() : OptionalDouble.of(rate);
+    }
+
     /** Creates handed to a producer: they count until {@link #settled} and the next read that began after. */
     public void sent(int creates) {
         sent.addAndGet(creates);
@@ -91,6 +116,7 @@ public final class CommandBacklog implements AutoCloseable {
             long before = settled.get();
             waiting = lag.read();
             counted = before;
+            rememberPosition(nanoTime.getAsLong(), lag.started());
             failing = false;
             if (blind) {
                 LOG.info("The executor's backlog is read again");
@@ -114,6 +140,35 @@ public final class CommandBacklog implements AutoCloseable {
         }
     }
 
+    /** Remembers where the executor was, and the fastest it went over a span, for {@link #RATE_MEMORY}. */
+    private void rememberPosition(long now, long started) {
+        if (started < 0) {
+            return;
+        }
+        if (!positions.isEmpty() && started < positions.peekLast().started()) {
+            positions.clear(); // the executor's offsets went back (a new group): what it did before says nothing
+            rates.clear();
+        }
+        positions.addLast(new Position(now, started));
+        Position spanStart = null;
+        for (Position position : positions) {
+            if (now - position.at() >= RATE_SPAN.toNanos()) {
+                spanStart = position; // the latest reading at least a span before this one
+            }
+        }
+        if (spanStart != null) {
+            rates.addLast(new Rate(now, (started - spanStart.started()) * 1e9 / (now - spanStart.at())));
+        }
+        long memory = RATE_MEMORY.toNanos();
+        while (now - positions.peekFirst().at() > RATE_SPAN.toNanos() * 2) {
+            positions.removeFirst();
+        }
+        while (!rates.isEmpty() && now - rates.peekFirst().at() > memory) {
+            rates.removeFirst();
+        }
+        fastestRate = rates.stream().mapToDouble(Rate::perSecond).max().orElse(0);
+    }
+
     private void readEvery() {
         while (!closed) {
             refresh();
@@ -123,6 +178,12 @@ public final class CommandBacklog implements AutoCloseable {
                 return;
             }
         }
+    }
+
+    private record Position(long at, long started) {
+    }
+
+    private record Rate(long at, double perSecond) {
     }
 
     @Override

@@ -27,6 +27,8 @@ final class CommandLag implements CommandBacklog.Lag {
     private final String topic;
     private final String executorGroup;
     private final String startedGroup;
+    /** Commands started, all partitions together, at the last read; -1 before one. */
+    private volatile long startedAtLastRead = -1;
 
     CommandLag(MillraceConfig config) {
         this.admin = Admin.create(TopicAdmin.adminProperties(config));
@@ -49,6 +51,7 @@ final class CommandLag implements CommandBacklog.Lag {
         Map<TopicPartition, OffsetAndMetadata> started = groups.partitionsToOffsetAndMetadata(startedGroup)
                 .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         long total = 0;
+        long position = 0;
         for (TopicPartition partition : partitions) {
             OffsetAndMetadata read = committed.get(partition);
             OffsetAndMetadata upTo = started.get(partition);
@@ -57,8 +60,15 @@ final class CommandLag implements CommandBacklog.Lag {
                 from = Math.min(from, upTo.offset());
             }
             total += Math.max(0, ends.get(partition).offset() - from);
+            position += from;
         }
+        startedAtLastRead = position;
         return total;
+    }
+
+    @Override
+    public long started() {
+        return startedAtLastRead;
     }
 
     @Override

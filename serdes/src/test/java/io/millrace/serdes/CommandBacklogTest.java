@@ -94,4 +94,54 @@ class CommandBacklogTest {
         // then
         assertThat(backlog.commands()).isPresent();
     }
+
+    @Test
+    void shouldRememberTheFastestStartRateOverASecondForAMinute() {
+        // given: an executor whose position the test moves
+        var position = new AtomicLong();
+        var watched = new CommandBacklog(new CommandBacklog.Lag() {
+            @Override
+            public long read() {
+                return 0;
+            }
+
+            @Override
+            public long started() {
+                return position.get();
+            }
+        }, now::get, "nothing is held back");
+        watched.refresh();
+        assertThat(watched.fastestStartRate()).as("one reading").isEmpty();
+
+        // when: 800 commands in a second, then 100 in the next
+        step(watched, position, 800);
+        step(watched, position, 100);
+
+        // then
+        assertThat(watched.fastestStartRate()).hasValue(800.0);
+
+        // when: more than a minute of idling
+        for (int i = 0; i < 61; i++) {
+            step(watched, position, 0);
+        }
+
+        // then: forgotten
+        assertThat(watched.fastestStartRate()).isEmpty();
+
+        // when: it goes again, then its offsets go back (a new executor group)
+        step(watched, position, 300);
+        assertThat(watched.fastestStartRate()).hasValue(300.0);
+        position.set(10);
+        watched.refresh();
+
+        // then: what it did before says nothing
+        assertThat(watched.fastestStartRate()).isEmpty();
+    }
+
+    /** A second later, {@code started} more commands started. */
+    private void step(CommandBacklog watched, AtomicLong position, long started) {
+        now.addAndGet(CommandBacklog.RATE_SPAN.toNanos());
+        position.addAndGet(started);
+        watched.refresh();
+    }
 }
