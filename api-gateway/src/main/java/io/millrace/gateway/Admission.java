@@ -27,18 +27,16 @@ import java.util.function.Supplier;
  *
  * <p>A count bounds the wait only in proportion to how fast the executor goes, which the machine decides: 2,000
  * commands are a few seconds on 2 cores and a fraction of one on 16. So a start is also refused when the backlog would
- * take the executor longer than {@code max-executor-delay} to start, at the fastest it started commands over a second
- * in the last minute ({@link CommandBacklog#fastestStartRate}): what it did that recently it can do again, while the
- * rate of the moment says only what came in when it was not busy. A backlog of at most {@link #ALWAYS_ADMITTED}
- * commands, and one of an executor not seen busy in that minute, are judged by the count alone.
+ * take the executor longer than {@code max-executor-delay} to start, at the rate it started commands when it was last
+ * busy ({@link CommandBacklog#busyStartRate}): what it starts when it has more than it can take, while its rate at
+ * other times says only what came in. A backlog of at most {@link CommandBacklog#BUSY_BACKLOG} commands, and any
+ * backlog of an executor never seen busy, are judged by the count alone.
  */
 final class Admission implements AutoCloseable {
     /** What a caller turned away is told to wait before trying again. */
     static final int RETRY_AFTER_SECONDS = 1;
     static final String REASON_BACKLOG = "executor_backlog";
     static final String REASON_DELAY = "executor_delay";
-    /** A backlog this small is never refused for its delay: it is a burst, and a rate estimate is least sure there. */
-    static final long ALWAYS_ADMITTED = 100;
 
     private final long limit;
     private final Duration maxDelay;
@@ -98,14 +96,14 @@ final class Admission implements AutoCloseable {
             throw ApiException.unavailable("The executor has " + commands + " commands to read, more than"
                     + " max-executor-backlog (" + limit + "); retry later", RETRY_AFTER_SECONDS);
         }
-        if (maxDelay.isZero() || commands <= ALWAYS_ADMITTED) {
+        if (maxDelay.isZero() || commands <= CommandBacklog.BUSY_BACKLOG) {
             return;
         }
-        OptionalDouble rate = backlog.fastestStartRate();
+        OptionalDouble rate = backlog.busyStartRate();
         if (rate.isPresent() && commands / rate.getAsDouble() * 1000 > maxDelay.toMillis()) {
             delayed.increment();
             throw ApiException.unavailable(String.format(Locale.ROOT, "The executor would start this execution in about"
-                    + " %.1f s (%d commands ahead, at the %.0f a second it started at best in the last minute), later"
+                    + " %.1f s (%d commands ahead, at the %.0f a second it started when last busy), later"
                     + " than max-executor-delay (%s); retry later", commands / rate.getAsDouble(), commands,
                     rate.getAsDouble(), maxDelay), RETRY_AFTER_SECONDS);
         }

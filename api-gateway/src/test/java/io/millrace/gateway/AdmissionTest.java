@@ -120,21 +120,19 @@ class AdmissionTest {
     }
 
     @Test
-    void shouldRefuseAStartTheExecutorWouldStartLaterThanTheDelayAtItsBestRecentRate() {
-        // given: no bound on the count, 0.5 s on the delay, and an executor that started 1,000 commands a second
+    void shouldRefuseAStartTheExecutorWouldStartLaterThanTheDelayAtItsBusyRate() {
+        // given: no bound on the count, 0.5 s on the delay, and a busy executor that starts 1,000 commands a second
         var admission = new Admission(0, Duration.ofMillis(500), backlog, registry);
+        lag.set(5000);
         started.set(0);
-        for (int i = 0; i < 8; i++) {
-            backlog.refresh();
-            started.addAndGet(250);
-            now.addAndGet(Duration.ofMillis(250).toNanos());
-        }
-        started.addAndGet(-250);
-        assertThat(backlog.fastestStartRate()).hasValue(1000.0);
+        backlog.refresh();
+        started.set(1000);
+        now.addAndGet(Duration.ofSeconds(1).toNanos());
+        backlog.refresh();
+        assertThat(backlog.busyStartRate()).hasValue(1000.0);
 
-        // when: it slows down, with 450 commands ahead (0.45 s at its best)
+        // when: 450 commands ahead (0.45 s)
         lag.set(450);
-        now.addAndGet(Duration.ofSeconds(5).toNanos());
         backlog.refresh();
 
         // then: admitted
@@ -149,34 +147,35 @@ class AdmissionTest {
             assertThat(e.status()).isEqualTo(503);
             assertThat(e.retryAfterSeconds()).isEqualTo(1);
             assertThat(e.getMessage()).isEqualTo("The executor would start this execution in about 0.6 s (600 commands"
-                    + " ahead, at the 1000 a second it started at best in the last minute), later than"
-                    + " max-executor-delay (PT0.5S); retry later");
+                    + " ahead, at the 1000 a second it started when last busy), later than max-executor-delay (PT0.5S);"
+                    + " retry later");
         });
         assertThat(registry.get("millrace.gateway.starts.refused").tag("reason", "executor_delay").counter().count())
                 .isEqualTo(1);
     }
 
     @Test
-    void shouldJudgeASmallBacklogOrAnExecutorNotSeenBusyByTheCountAlone() {
-        // given: an executor that started 100 commands a second at best, and a delay of 0.5 s
+    void shouldJudgeASmallBacklogOrAnExecutorNeverSeenBusyByTheCountAlone() {
+        // given: a busy executor that started 100 commands a second, and a delay of 0.5 s
         var admission = new Admission(0, Duration.ofMillis(500), backlog, registry);
+        lag.set(5000);
         started.set(0);
         backlog.refresh();
         started.set(100);
         now.addAndGet(Duration.ofSeconds(1).toNanos());
         backlog.refresh();
 
-        // when: a burst of 100 (a second at that rate)
-        lag.set(Admission.ALWAYS_ADMITTED);
+        // when: a backlog of BUSY_BACKLOG (a second at that rate)
+        lag.set(CommandBacklog.BUSY_BACKLOG);
         backlog.refresh();
 
         // then: admitted
         admission.admit();
 
-        // when: an executor whose rate is not known
-        var notSeenBusy = new CommandBacklog(() -> 5000, now::get, "-");
-        notSeenBusy.refresh();
-        var unknown = new Admission(0, Duration.ofMillis(500), notSeenBusy, registry);
+        // when: an executor never seen busy, however long its backlog
+        var neverBusy = new CommandBacklog(() -> 5000, now::get, "-");
+        neverBusy.refresh();
+        var unknown = new Admission(0, Duration.ofMillis(500), neverBusy, registry);
 
         // then: admitted
         unknown.admit();

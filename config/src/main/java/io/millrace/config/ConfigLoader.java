@@ -62,7 +62,7 @@ public final class ConfigLoader {
             Map.entry("max-decision-bytes", "16777216"),
             Map.entry("max-task-runs", "100000"),
             Map.entry("max-flowable-concurrency", "1000"),
-            Map.entry("max-running-executions", "1000"),
+            Map.entry("max-running-executions", "200"),
             Map.entry(RenderLimits.MAX_STEPS, String.valueOf(RenderLimits.DEFAULTS.maxSteps())),
             Map.entry(RenderLimits.MAX_TIME, RenderLimits.DEFAULTS.maxTime().toString()),
             Map.entry(RenderLimits.MAX_STRING_CHARS, String.valueOf(RenderLimits.DEFAULTS.maxStringChars())),

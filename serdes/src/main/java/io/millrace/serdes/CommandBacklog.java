@@ -26,8 +26,8 @@ public final class CommandBacklog implements AutoCloseable {
     public static final Duration BLIND_AFTER = Duration.ofSeconds(30);
     /** The span over which a start rate is measured. */
     public static final Duration RATE_SPAN = Duration.ofSeconds(1);
-    /** How long the fastest start rate is remembered: what the executor did that recently, it can do again. */
-    public static final Duration RATE_MEMORY = Duration.ofMinutes(1);
+    /** More unstarted commands than this, and the executor is busy: it starts what it can, not what comes. */
+    public static final long BUSY_BACKLOG = 100;
     private static final Logger LOG = LoggerFactory.getLogger(CommandBacklog.class);
 
     /** One reading of the executor's lag on the commands topic. */
@@ -56,10 +56,9 @@ public final class CommandBacklog implements AutoCloseable {
     private volatile long counted;
     private volatile boolean blind;
     private volatile boolean closed;
-    /** The executor's positions (nanos, commands started) and its start rates over {@link #RATE_SPAN} (nanos, rate). */
-    private final ArrayDeque<Position> positions = new ArrayDeque<>();
-    private final ArrayDeque<Rate> rates = new ArrayDeque<>();
-    private volatile double fastestRate;
+    /** The executor's positions since its backlog last was not busy, read by the reading thread only. */
+    private final ArrayDeque<Position> busyPositions = new ArrayDeque<>();
+    private volatile double busyRate;
     /** When reads began to fail; read and written by the reading thread only. */
     private long failingSince;
     private boolean failing;
@@ -92,11 +91,12 @@ public final class CommandBacklog implements AutoCloseable {
     }
 
     /**
-     * The most commands a second the executor started over any {@link #RATE_SPAN} in the last {@link #RATE_MEMORY}:
-     * about what it can start, once it has been busy in that time; empty before two readings a span apart.
+     * Commands a second the executor started over the last {@link #RATE_SPAN} through which its backlog stayed above
+     * {@link #BUSY_BACKLOG}: what it can start when it has more than it takes, whether it is busy now or was last. Its
+     * rate at other times says only how much came in. Empty until it was first seen busy for a span.
      */
-    public OptionalDouble fastestStartRate() {
-        double rate = fastestRate;
+    public OptionalDouble busyStartRate() {
+        double rate = busyRate;
         return blind || rate <= 0 ? OptionalDouble.empty() : OptionalDouble.of(rate);
     }
 
@@ -116,7 +116,7 @@ public final class CommandBacklog implements AutoCloseable {
             long before = settled.get();
             waiting = lag.read();
             counted = before;
-            rememberPosition(nanoTime.getAsLong(), lag.started());
+            rememberPosition(nanoTime.getAsLong(), lag.started(), waiting);
             failing = false;
             if (blind) {
                 LOG.info("The executor's backlog is read again");
@@ -140,33 +140,28 @@ public final class CommandBacklog implements AutoCloseable {
         }
     }
 
-    /** Remembers where the executor was, and the fastest it went over a span, for {@link #RATE_MEMORY}. */
-    private void rememberPosition(long now, long started) {
-        if (started < 0) {
+    /** Remembers where the executor was while busy, and how fast it started commands over the last busy span. */
+    private void rememberPosition(long now, long started, long unstarted) {
+        if (started < 0 || unstarted <= BUSY_BACKLOG) {
+            busyPositions.clear(); // not busy: a span starts again at the next busy reading
             return;
         }
-        if (!positions.isEmpty() && started < positions.peekLast().started()) {
-            positions.clear(); // the executor's offsets went back (a new group): what it did before says nothing
-            rates.clear();
+        if (!busyPositions.isEmpty() && started < busyPositions.peekLast().started()) {
+            busyPositions.clear(); // its offsets went back (a new group): what it did before says nothing
         }
-        positions.addLast(new Position(now, started));
+        busyPositions.addLast(new Position(now, started));
         Position spanStart = null;
-        for (Position position : positions) {
+        for (Position position : busyPositions) {
             if (now - position.at() >= RATE_SPAN.toNanos()) {
                 spanStart = position; // the latest reading at least a span before this one
             }
         }
         if (spanStart != null) {
-            rates.addLast(new Rate(now, (started - spanStart.started()) * 1e9 / (now - spanStart.at())));
+            busyRate = (started - spanStart.started()) * 1e9 / (now - spanStart.at());
         }
-        long memory = RATE_MEMORY.toNanos();
-        while (now - positions.peekFirst().at() > RATE_SPAN.toNanos() * 2) {
-            positions.removeFirst();
+        while (now - busyPositions.peekFirst().at() > RATE_SPAN.toNanos() * 2) {
+            busyPositions.removeFirst();
         }
-        while (!rates.isEmpty() && now - rates.peekFirst().at() > memory) {
-            rates.removeFirst();
-        }
-        fastestRate = rates.stream().mapToDouble(Rate::perSecond).max().orElse(0);
     }
 
     private void readEvery() {
@@ -181,9 +176,6 @@ public final class CommandBacklog implements AutoCloseable {
     }
 
     private record Position(long at, long started) {
-    }
-
-    private record Rate(long at, double perSecond) {
     }
 
     @Override

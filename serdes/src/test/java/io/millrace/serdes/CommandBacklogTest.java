@@ -96,13 +96,13 @@ class CommandBacklogTest {
     }
 
     @Test
-    void shouldRememberTheFastestStartRateOverASecondForAMinute() {
-        // given: an executor whose position the test moves
+    void shouldMeasureTheStartRateOnlyWhileTheExecutorIsBusyAndKeepTheLast() {
+        // given: an executor whose position and backlog the test moves
         var position = new AtomicLong();
         var watched = new CommandBacklog(new CommandBacklog.Lag() {
             @Override
             public long read() {
-                return 0;
+                return lag.get();
             }
 
             @Override
@@ -110,32 +110,43 @@ class CommandBacklogTest {
                 return position.get();
             }
         }, now::get, "nothing is held back");
+
+        // when: it starts 900 commands in a second, with no more than BUSY_BACKLOG waiting (it takes what comes)
+        lag.set(CommandBacklog.BUSY_BACKLOG);
         watched.refresh();
-        assertThat(watched.fastestStartRate()).as("one reading").isEmpty();
+        step(watched, position, 900);
 
-        // when: 800 commands in a second, then 100 in the next
-        step(watched, position, 800);
-        step(watched, position, 100);
+        // then: that says nothing of what it can do
+        assertThat(watched.busyStartRate()).isEmpty();
 
-        // then
-        assertThat(watched.fastestStartRate()).hasValue(800.0);
+        // when: busy, 300 a second, then 200
+        lag.set(5000);
+        watched.refresh();
+        step(watched, position, 300);
+        assertThat(watched.busyStartRate()).hasValue(300.0);
+        step(watched, position, 200);
 
-        // when: more than a minute of idling
-        for (int i = 0; i < 61; i++) {
-            step(watched, position, 0);
+        // then: the last busy second
+        assertThat(watched.busyStartRate()).hasValue(200.0);
+
+        // when: idle for a minute
+        lag.set(0);
+        for (int i = 0; i < 60; i++) {
+            step(watched, position, 10);
         }
 
-        // then: forgotten
-        assertThat(watched.fastestStartRate()).isEmpty();
+        // then: still what it did when last busy
+        assertThat(watched.busyStartRate()).hasValue(200.0);
 
-        // when: it goes again, then its offsets go back (a new executor group)
-        step(watched, position, 300);
-        assertThat(watched.fastestStartRate()).hasValue(300.0);
-        position.set(10);
+        // when: busy again, but its offsets went back (a new executor group) and a second passes
+        lag.set(5000);
         watched.refresh();
+        position.set(0);
+        watched.refresh();
+        step(watched, position, 50);
 
-        // then: what it did before says nothing
-        assertThat(watched.fastestStartRate()).isEmpty();
+        // then: measured from where they went back
+        assertThat(watched.busyStartRate()).hasValue(50.0);
     }
 
     /** A second later, {@code started} more commands started. */
