@@ -1,5 +1,6 @@
 package io.millrace.topology;
 
+import com.fasterxml.jackson.databind.util.RawValue;
 import io.millrace.config.ExecutorLimits;
 import io.millrace.core.decide.Contexts;
 import io.millrace.core.decide.Decision;
@@ -191,10 +192,38 @@ final class Effects {
                 .setTaskType(dispatch.task().type())
                 .setWorkerGroup(dispatch.task().workerGroup())
                 .setPropertiesJson(propertiesJson(dispatch.task()))
-                .setVariablesJson(Json.write(variables))
+                .setVariablesJson(Json.write(withStoredOutputs(variables, state)))
                 .setLeaseMillis(leaseMillis)
                 .setDispatchedAt(now)
                 .build();
+    }
+
+    /**
+     * The variables with each task run's outputs (under {@code outputs} and {@code parents}) as the JSON the store
+     * keeps, written as it is: the lanes of a ForEach that read one big output would otherwise each write it again.
+     */
+    static Map<String, Object> withStoredOutputs(Map<String, Object> variables, StoreBackedState state) {
+        var inlined = new LinkedHashMap<>(variables);
+        inlined.computeIfPresent("outputs", (key, outputs) -> stored(outputs, state));
+        inlined.computeIfPresent("parents", (key, parents) -> stored(parents, state));
+        return inlined;
+    }
+
+    /** The outputs handed out in {@code value}, as their stored JSON; the maps and lists above them copied. */
+    private static Object stored(Object value, StoreBackedState state) {
+        String json = state.outputsJsonOf(value);
+        if (json != null) {
+            return new RawValue(json);
+        }
+        if (value instanceof Map<?, ?> map) {
+            var copy = new LinkedHashMap<Object, Object>(map.size() * 2);
+            map.forEach((key, child) -> copy.put(key, stored(child, state)));
+            return copy;
+        }
+        if (value instanceof List<?> list) {
+            return list.stream().map(child -> stored(child, state)).toList();
+        }
+        return value;
     }
 
     /**

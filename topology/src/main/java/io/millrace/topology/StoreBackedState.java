@@ -16,6 +16,7 @@ import io.millrace.serdes.avro.TaskRunRecord;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,6 +59,8 @@ final class StoreBackedState implements MutableExecutionState {
      * big output would otherwise parse it again for each lane's dispatch.
      */
     private final Map<String, Map<String, Object>> parsedOutputs = new HashMap<>();
+    /** The task run of each outputs map {@link #outputs} handed out during this decision, by identity. */
+    private final Map<Map<String, Object>, String> handedOut = new IdentityHashMap<>();
     private Execution execution;
     /** The version of the stored execution this decision started from; 0 for a new one. */
     private long version;
@@ -129,14 +132,26 @@ final class StoreBackedState implements MutableExecutionState {
 
     @Override
     public Map<String, Object> outputs(String taskRunId) {
-        Map<String, Object> pending = pendingOutputs.get(taskRunId);
-        if (pending != null) {
-            return pending;
+        Map<String, Object> outputs = pendingOutputs.get(taskRunId);
+        if (outputs == null) {
+            outputs = parsedOutputs.computeIfAbsent(taskRunId, id -> {
+                OutputsRecord stored = storedOutputs(id);
+                return stored == null ? Map.of() : Collections.unmodifiableMap(Json.readMap(stored.getJson()));
+            });
         }
-        return parsedOutputs.computeIfAbsent(taskRunId, id -> {
-            OutputsRecord stored = storedOutputs(id);
-            return stored == null ? Map.of() : Collections.unmodifiableMap(Json.readMap(stored.getJson()));
-        });
+        if (!outputs.isEmpty()) {
+            handedOut.put(outputs, taskRunId);
+        }
+        return outputs;
+    }
+
+    /**
+     * The JSON of outputs that {@link #outputs} handed out during this decision, as the store keeps it (the same
+     * object, not an equal one); null for any other value.
+     */
+    String outputsJsonOf(Object outputs) {
+        String taskRunId = handedOut.get(outputs);
+        return taskRunId == null ? null : outputsJson(taskRunId);
     }
 
     /** A task run's outputs as the JSON the store keeps, or null when it has none. */
@@ -172,7 +187,8 @@ final class StoreBackedState implements MutableExecutionState {
 
     @Override
     public void putOutputs(String taskRunId, Map<String, Object> value) {
-        pendingOutputs.put(taskRunId, value);
+        handedOut.remove(pendingOutputs.put(taskRunId, value));
+        handedOut.remove(parsedOutputs.get(taskRunId));
         pendingJson.remove(taskRunId);
     }
 
@@ -183,6 +199,7 @@ final class StoreBackedState implements MutableExecutionState {
         dirty = true;
         pendingOutputs.clear();
         pendingJson.clear();
+        handedOut.clear();
     }
 
     /** Forgets the cached execution: after a decision that failed half-way, the stores are the truth. */
