@@ -7,7 +7,6 @@ import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.CommandBacklog;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -96,16 +95,12 @@ final class Admission implements AutoCloseable {
             throw ApiException.unavailable("The executor has " + commands + " commands to read, more than"
                     + " max-executor-backlog (" + limit + "); retry later", RETRY_AFTER_SECONDS);
         }
-        if (maxDelay.isZero() || commands <= CommandBacklog.BUSY_BACKLOG) {
-            return;
-        }
-        OptionalDouble rate = backlog.busyStartRate();
-        if (rate.isPresent() && commands / rate.getAsDouble() * 1000 > maxDelay.toMillis()) {
+        if (backlog.laterThan(commands, maxDelay)) {
             delayed.increment();
             throw ApiException.unavailable(String.format(Locale.ROOT, "The executor would start this execution in about"
                     + " %.1f s (%d commands ahead, at the %.0f a second it started when last busy), later"
-                    + " than max-executor-delay (%s); retry later", commands / rate.getAsDouble(), commands,
-                    rate.getAsDouble(), maxDelay), RETRY_AFTER_SECONDS);
+                    + " than max-executor-delay (%s); retry later", backlog.secondsToStart(commands).orElseThrow(),
+                    commands, backlog.busyStartRate().orElseThrow(), maxDelay), RETRY_AFTER_SECONDS);
         }
     }
 

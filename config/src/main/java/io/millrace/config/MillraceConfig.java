@@ -34,6 +34,7 @@ public record MillraceConfig(
         int managementPort,
         Duration waitTimeout,
         long triggerExecutorBacklog,
+        Duration triggerExecutorDelay,
         Path dataDir,
         Map<String, String> kafka,
         ApiAccess api,
@@ -57,14 +58,14 @@ public record MillraceConfig(
         return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
-                dataDir, kafka, api, executorLimits, workerLimits, expressionLimits);
+                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits);
     }
 
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
-                dataDir, kafka, api, executorLimits, workerLimits, expressionLimits);
+                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits);
     }
 
     public boolean exactlyOnce() {

@@ -156,17 +156,18 @@ class ConfigLoaderTest {
         assertThat(api.maxRequestHeaderBytes()).isEqualTo(8192);
         assertThat(api.maxWaitRequests()).isEqualTo(1000);
         assertThat(api.maxExecutorBacklog()).isEqualTo(2000);
-        assertThat(api.maxExecutorDelay()).isEqualTo(Duration.ofMillis(500));
+        assertThat(api.maxExecutorDelay()).as("off until its rate is sure").isZero();
+        assertThat(MillraceConfig.defaults().triggerExecutorDelay()).isZero();
     }
 
     @Test
     void shouldReadTheDelayAStartMayExpectAndAllowZeroButNotLess() {
         // when
-        Duration set = ConfigLoader.load(Map.of("MILLRACE_MAX_EXECUTOR_DELAY", "PT0S"), Map.of(), null).api()
+        Duration set = ConfigLoader.load(Map.of("MILLRACE_MAX_EXECUTOR_DELAY", "PT0.5S"), Map.of(), null).api()
                 .maxExecutorDelay();
 
         // then
-        assertThat(set).isZero();
+        assertThat(set).isEqualTo(Duration.ofMillis(500));
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("max-executor-delay", "-PT1S"), null))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("max-executor-delay");

@@ -100,6 +100,22 @@ public final class CommandBacklog implements AutoCloseable {
         return blind || rate <= 0 ? OptionalDouble.empty() : OptionalDouble.of(rate);
     }
 
+    /**
+     * How long the executor would take to start {@code commands} commands at its {@link #busyStartRate}: empty for at
+     * most {@link #BUSY_BACKLOG} (a burst, not a backlog) and while that rate is not known.
+     */
+    public OptionalDouble secondsToStart(long commands) {
+        OptionalDouble rate = busyStartRate();
+        return commands <= BUSY_BACKLOG || rate.isEmpty() ? OptionalDouble.empty()
+                : OptionalDouble.of(commands / rate.getAsDouble());
+    }
+
+    /** Whether starting {@code commands} commands would take the executor longer than {@code delay} (zero: never). */
+    public boolean laterThan(long commands, Duration delay) {
+        OptionalDouble seconds = secondsToStart(commands);
+        return !delay.isZero() && seconds.isPresent() && seconds.getAsDouble() * 1000 > delay.toMillis();
+    }
+
     /** Creates handed to a producer: they count until {@link #settled} and the next read that began after. */
     public void sent(int creates) {
         sent.addAndGet(creates);

@@ -2,6 +2,7 @@ package io.millrace.serdes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -147,6 +148,35 @@ class CommandBacklogTest {
 
         // then: measured from where they went back
         assertThat(watched.busyStartRate()).hasValue(50.0);
+    }
+
+    @Test
+    void shouldTellWhetherABacklogTakesLongerToStartThanADelay() {
+        // given: a busy executor starting 400 commands a second
+        var position = new AtomicLong();
+        var watched = new CommandBacklog(new CommandBacklog.Lag() {
+            @Override
+            public long read() {
+                return lag.get();
+            }
+
+            @Override
+            public long started() {
+                return position.get();
+            }
+        }, now::get, "nothing is held back");
+        lag.set(1000);
+        watched.refresh();
+        step(watched, position, 400);
+
+        // then
+        assertThat(watched.secondsToStart(200)).hasValue(0.5);
+        assertThat(watched.laterThan(200, Duration.ofMillis(250))).isTrue();
+        assertThat(watched.laterThan(200, Duration.ofMillis(500))).isFalse();
+        assertThat(watched.laterThan(200, Duration.ZERO)).as("no bound").isFalse();
+        assertThat(watched.secondsToStart(CommandBacklog.BUSY_BACKLOG)).as("a burst").isEmpty();
+        assertThat(new CommandBacklog(() -> 5000, now::get, "-").laterThan(5000, Duration.ofMillis(1)))
+                .as("an executor never seen busy").isFalse();
     }
 
     /** A second later, {@code started} more commands started. */

@@ -128,7 +128,7 @@ final class Pacing {
     }
 
     /** Sets the gauges and the started offset of this partition. */
-    void count() {
+    private void count() {
         counts.set(admissions.size(), running.size());
         started.set(partition, admissions.oldestOffset());
     }
