@@ -26,8 +26,8 @@ final class PoisonRestart {
     /**
      * An idle engine's ceiling, in percent of one core per engine process. Idle, a standalone engine still polls its
      * topics, commits, sends heartbeats and runs its embedded broker: on 2 shared cores one restarted after a SIGKILL
-     * used 23-30 % of one core from 20 to 65 s after it was up, 17-20 % after 90 s, with one 5 s slice at 40 % (a GC, a
-     * late compile). A thread that spins (a render, a loop, a decision run again for ever) adds a whole core, 100 %; half
+     * used 21-30 % of one core from 15 to 65 s after it was up, 17-20 % after 85 s, with one 5 s slice at 40 % (a GC, a
+     * late compile; docs/BENCHMARKS.md, the poison suite). A thread that spins (a render, a loop, a decision run again for ever) adds a whole core, 100 %; half
      * of one leaves room for the idle engine and its hiccups, and none for a spinning thread.
      */
     static final double IDLE_CPU_PCT = 50.0;
