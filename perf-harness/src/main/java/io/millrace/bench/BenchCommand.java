@@ -90,8 +90,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--poison", description = "Instead of a sweep: the poison suite. The workload at one rate (--rates, "
             + "default 100) over two windows (--duration, default 40s); as the second begins, every poison flow is started "
             + "once and records that do not decode reach every topic the roles read. Each poison execution must end within "
-            + "30 s, FAILED naming its limit; a flow nested 200 levels is refused; the load's p99 stays within 2x. Needs "
-            + "the API (--api for a running engine). Writes poison.md; exits 1 when a check fails")
+            + "30 s, FAILED naming its limit; a flow nested 200 levels is refused; the load's p99 stays within 2x. Then "
+            + "the engine the bench started is killed with SIGKILL and started again on the same data: idle, it must use "
+            + "at most 50% of a core a process, every poison execution must stay as it ended, and every execution the "
+            + "windows started must have ended exactly once (skipped against a running engine). Needs the API (--api "
+            + "for a running engine). Writes poison.md; exits 1 when a check fails")
     boolean poison;
 
     @Option(names = "--poison-only", split = ",", description = "With --poison: only these poisons (flow ids, e.g. "
@@ -247,6 +250,10 @@ public final class BenchCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "--poison runs one rate of a workload started by the bench, and needs --api against a running engine");
         }
+        if (poison && bootstrapServers == null) {
+            // the harness's own Kafka clients would log every reconnect while the killed engine's broker is down
+            System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
+        }
         Workload.SweepShape sweep = sweep();
         System.out.printf(Locale.ROOT, "Millrace bench: %s via %s, rates %s/s, %s a rate, %d setting(s); results in %s%n",
                 workload, via, sweep.ratesPerS().stream().map(Sweep::rate).toList(), sweep.duration(), settings.size(),
@@ -370,7 +377,7 @@ public final class BenchCommand implements Callable<Integer> {
     private List<RateResult> runAgainstRunning(Setting setting, Workload.SweepShape sweep) throws Exception {
         try (EngineProbe probe = enginePids.isEmpty() ? EngineProbe.none() : EngineProbe.attach(enginePids)) {
             String guarantee = setting.guarantee("unknown");
-            return measure(setting, sweep, guarantee, bootstrapServers, api, probe, () -> Double.NaN);
+            return measure(setting, sweep, guarantee, bootstrapServers, api, probe, () -> Double.NaN, null);
         }
     }
 
@@ -381,12 +388,15 @@ public final class BenchCommand implements Callable<Integer> {
              EngineProbe probe = EngineProbe.attach(engine.pids())) {
             // the engine inherits this environment, so its default guarantee may come from there
             String guarantee = setting.guarantee(System.getenv().getOrDefault("MILLRACE_PROCESSING_GUARANTEE", "exactly_once_v2"));
-            return measure(setting, sweep, guarantee, engine.bootstrapServers(), engine.api(), probe, engine::storeMb);
+            return measure(setting, sweep, guarantee, engine.bootstrapServers(), engine.api(), probe, engine::storeMb,
+                    engine);
         }
     }
 
+    /** @param started the engine the bench started, which the poison suite kills and restarts; null for a running one */
     private List<RateResult> measure(Setting setting, Workload.SweepShape sweep, String guarantee, String servers,
-            URI engineApi, EngineProbe probe, java.util.function.DoubleSupplier storeMb) throws Exception {
+            URI engineApi, EngineProbe probe, java.util.function.DoubleSupplier storeMb, EngineProcess started)
+            throws Exception {
         Topics topics = new Topics(topicPrefix);
         String runId = "bench" + UUID.randomUUID().toString().substring(0, 8);
         // the engine's configuration as its processes load it (a started one inherits this environment)
@@ -400,15 +410,18 @@ public final class BenchCommand implements Callable<Integer> {
             TriggerStarter.awaitAssigned(servers, engineConfig.partitions(), "myGroup-" + runId);
         }
         PoisonBench poisonBench = poison ? new PoisonBench(engineApi, apiToken, servers, topics, engineConfig.workerGroup(),
-                poisonOnly)
+                poisonOnly, new ChaosLedger(), via == Via.rest ? ChaosLedger.Via.REST : ChaosLedger.Via.KAFKA)
                 : null;
         if (poisonBench != null) {
             poisonBench.deploy();
+            if (started != null) {
+                poisonBench.watch();
+            }
         }
-        var tracker = new Tracker();
+        var tracker = poisonBench != null ? new Tracker(poisonBench::started) : new Tracker();
         FloorProbe floor = FloorProbe.create(servers, topicPrefix + "bench-floor-" + runId, engineConfig.partitions(),
                 (short) 1);
-        try (var watcher = new CompletionWatcher(servers, topics, tracker);
+        try (poisonBench; var watcher = new CompletionWatcher(servers, topics, tracker);
              Starter starter = workload.triggered() ? new TriggerStarter(servers, eventTopic, "company.team", flowId, tracker)
                      : via == Via.rest ? new RestStarter(engineApi, apiToken, workload, flowId, tracker)
                      : new KafkaStarter(servers, topics, workload, flowId, runId, tracker,
@@ -435,8 +448,8 @@ public final class BenchCommand implements Callable<Integer> {
                 }
 
                 public void windowStarting(int rateIndex) {
-                    if (poisonBench != null && rateIndex == 1) {
-                        poisonBench.strike();
+                    if (poisonBench != null) {
+                        poisonBench.windowStarting(rateIndex);
                     }
                 }
             };
@@ -448,6 +461,11 @@ public final class BenchCommand implements Callable<Integer> {
             }
             poisonChecks.addAll(poisonBench.checks());
             poisonChecks.add(PoisonBench.load(windows));
+            if (started != null) {
+                probe.close(); // its JMX connections are to the process the restart kills (closing twice is harmless)
+            }
+            poisonChecks.addAll(poisonBench.restart(started, engineConfig.exactlyOnce(),
+                    line -> System.out.println("  " + line)));
             var labelled = new ArrayList<RateResult>();
             for (int i = 0; i < windows.size(); i++) {
                 String label = (i == 0 ? "poison=off" : "poison=on");

@@ -27,19 +27,25 @@ final class EngineProcess implements AutoCloseable {
     private static final Pattern UP = Pattern.compile("Millrace is up\\. API: (\\S+)\\s+\\(Kafka at ([^)]+)\\)");
     private static final long START_TIMEOUT_SECONDS = 180;
 
+    /** The standalone engine first, then the extra executors; {@link #killAndRestart} replaces the first. */
     private final List<Process> processes;
     private final Path workDir;
     private final Thread stopOnExit;
     private final List<Path> stateDirs;
-    private final URI api;
+    private final List<String> standaloneCommand;
+    private final Path logDir;
     private final String bootstrapServers;
+    private volatile URI api;
+    private int restarts;
 
-    private EngineProcess(List<Process> processes, Path workDir, Thread stopOnExit, List<Path> stateDirs, URI api,
-                          String bootstrapServers) {
+    private EngineProcess(List<Process> processes, Path workDir, Thread stopOnExit, List<Path> stateDirs,
+                          List<String> standaloneCommand, Path logDir, URI api, String bootstrapServers) {
         this.processes = processes;
         this.workDir = workDir;
         this.stopOnExit = stopOnExit;
         this.stateDirs = stateDirs;
+        this.standaloneCommand = standaloneCommand;
+        this.logDir = logDir;
         this.api = api;
         this.bootstrapServers = bootstrapServers;
     }
@@ -64,7 +70,8 @@ final class EngineProcess implements AutoCloseable {
                     "--kafka-port", Integer.toString(freePort()), "--set", "management-port=0"));
             addSettings(args, settings);
             Path standaloneLog = logDir.resolve("engine-standalone.log");
-            Process standalone = launch(command(mainClass, build, args), standaloneLog);
+            List<String> standaloneCommand = command(mainClass, build, args);
+            Process standalone = launch(standaloneCommand, standaloneLog);
             processes.add(standalone);
             Matcher m = awaitUp(standalone, standaloneLog);
             URI api = URI.create(m.group(1));
@@ -78,9 +85,9 @@ final class EngineProcess implements AutoCloseable {
                 Path executorLog = logDir.resolve("engine-executor-" + i + ".log");
                 processes.add(launch(command(mainClass, build, executorArgs), executorLog));
             }
-            return new EngineProcess(processes, workDir, stopOnExit, stateDirs, api, bootstrap);
+            return new EngineProcess(processes, workDir, stopOnExit, stateDirs, standaloneCommand, logDir, api, bootstrap);
         } catch (IOException | InterruptedException | TimeoutException | RuntimeException e) {
-            new EngineProcess(processes, workDir, stopOnExit, stateDirs, null, null).close();
+            new EngineProcess(processes, workDir, stopOnExit, stateDirs, List.of(), logDir, null, null).close();
             throw e;
         }
     }
@@ -91,6 +98,37 @@ final class EngineProcess implements AutoCloseable {
 
     String bootstrapServers() {
         return bootstrapServers;
+    }
+
+    /**
+     * SIGKILL to the standalone engine ({@code kill -9} to the process id started here), then the same command again:
+     * the same data folder, so the broker's log and the state stores it left, and the same Kafka port, so clients
+     * reconnect. Waits until it is up; the API's port may change ({@link #api()} has the new one). Extra executors keep
+     * running and reconnect. The restarted engine's output goes to {@code engine-standalone-restart-<n>.log}.
+     *
+     * @return the killed process's id
+     */
+    synchronized long killAndRestart() throws IOException, InterruptedException, TimeoutException {
+        Process standalone = processes.getFirst();
+        long pid = standalone.pid();
+        Process kill = new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            standalone.destroyForcibly(); // SIGKILL as well, through the JDK
+        }
+        if (!standalone.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("The engine (pid " + pid + ") did not exit after SIGKILL");
+        }
+        restarts++;
+        Path log = logDir.resolve("engine-standalone-restart-" + restarts + ".log");
+        Process again = launch(standaloneCommand, log);
+        processes.set(0, again);
+        Matcher m = awaitUp(again, log);
+        if (!m.group(2).trim().equals(bootstrapServers)) {
+            throw new IllegalStateException("The restarted engine's Kafka is at " + m.group(2).trim() + ", not at "
+                    + bootstrapServers + " as before; see " + log);
+        }
+        api = URI.create(m.group(1));
+        return pid;
     }
 
     List<Long> pids() {

@@ -14,22 +14,29 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Consumer;
 
 /**
  * The poison suite against one engine: while W1 runs at one rate, two measurement windows of the same length, and as
  * the second begins every {@link Poison} flow is started once and records that do not decode reach every topic the
  * roles read. Each poison execution must end within {@link #END_WITHIN}, FAILED with an error naming its limit (or
  * SUCCESS where it may run), a flow nested {@link #NESTING} levels is refused at deploy, and W1's p99 in the poisoned
- * window stays within {@link #P99_FACTOR} times the first window's.
+ * window stays within {@link #P99_FACTOR} times the first window's. Then, against an engine the bench started, the
+ * {@link PoisonRestart} phase: SIGKILL, a restart, nothing spinning and every execution of the windows ended once.
  */
-final class PoisonBench {
+final class PoisonBench implements AutoCloseable {
     static final Duration END_WITHIN = Duration.ofSeconds(30);
     static final double P99_FACTOR = 2.0;
     static final int NESTING = 200;
     private static final Duration WAIT = Duration.ofSeconds(90);
+    static final String CLEAN = "clean window";
+    static final String POISONED = "poison window";
+    private static final Set<String> TERMINAL = Set.of("SUCCESS", "WARNING", "FAILED", "KILLED", "SKIPPED");
 
     /**
      * One check of the suite.
@@ -40,6 +47,12 @@ final class PoisonBench {
      * @param detail  the error, or what was expected and missing
      */
     record Check(String what, String outcome, double seconds, String detail, boolean passed) {
+        static final String SKIPPED = "skipped";
+
+        /** A check that could not run here, and why; it fails nothing. */
+        static Check skipped(String what, String why) {
+            return new Check(what, SKIPPED, 0, why, true);
+        }
     }
 
     private final URI api;
@@ -53,14 +66,50 @@ final class PoisonBench {
     private final HttpClient http = HttpClient.newBuilder().executor(threads).build();
     private final List<Check> checks = new ArrayList<>();
     private CompletableFuture<List<Check>> strike;
+    /** Every execution the windows started, W1's and the poisons', and every ExecutionCompleted the watcher read. */
+    private final ChaosLedger ledger;
+    private final ChaosLedger.Via loadVia;
+    private final List<PoisonRestart.Ended> ended = new CopyOnWriteArrayList<>();
+    private ChaosWatcher watcher;
 
-    PoisonBench(URI api, String token, String bootstrapServers, Topics topics, String workerGroup, List<String> only) {
+    /**
+     * @param ledger  where the windows' starts and the engine's endings are counted, for the restart phase
+     * @param loadVia how the load's starts reach the engine
+     */
+    PoisonBench(URI api, String token, String bootstrapServers, Topics topics, String workerGroup, List<String> only,
+                ChaosLedger ledger, ChaosLedger.Via loadVia) {
         this.api = URI.create(api.toString().replaceAll("/+$", ""));
         this.token = token;
         this.bootstrapServers = bootstrapServers;
         this.topics = topics;
         this.workerGroup = workerGroup;
         this.only = List.copyOf(only);
+        this.ledger = ledger;
+        this.loadVia = loadVia;
+    }
+
+    /**
+     * From now on, reads every ExecutionCompleted on the events topic into the ledger, for the restart phase. Before the
+     * warm-up, so that no ending of an execution the windows start is missed.
+     */
+    void watch() {
+        watcher = new ChaosWatcher(bootstrapServers, topics, ledger);
+    }
+
+    /** The load started {@code executionId}: counted once its window began (not in the warm-up). */
+    void started(String executionId) {
+        String phase = ledger.phase();
+        if (phase != null) {
+            ledger.accepted(executionId, phase, loadVia);
+        }
+    }
+
+    /** The measurement window {@code index} begins: the clean one, then the poisoned one, which starts the strike. */
+    void windowStarting(int index) {
+        ledger.phase(index == 0 ? CLEAN : POISONED);
+        if (index == 1) {
+            strike();
+        }
     }
 
     private boolean sends(String poison) {
@@ -131,6 +180,13 @@ final class PoisonBench {
             boolean named = "FAILED".equals(state) && response.body().contains(poison.limit());
             boolean ran = poison.mayRun() && "SUCCESS".equals(state);
             boolean passed = seconds <= END_WITHIN.toSeconds() && (named || ran);
+            String id = execution.path("id").asText("");
+            if (!id.isEmpty()) {
+                ledger.accepted(id, POISONED, ChaosLedger.Via.REST);
+                if (TERMINAL.contains(state)) {
+                    ended.add(new PoisonRestart.Ended(poison.flowId(), id, state));
+                }
+            }
             String detail = firstError(execution);
             if (!passed) {
                 detail = "expected to end within " + END_WITHIN.toSeconds() + " s, FAILED naming '" + poison.limit() + "'"
@@ -139,6 +195,41 @@ final class PoisonBench {
             return new Check(poison.flowId(), state, seconds, detail, passed);
         } catch (Exception e) {
             return new Check(poison.flowId(), "no answer", seconds(start), e.toString(), false);
+        }
+    }
+
+    /**
+     * The restart phase, once {@link #checks()} has every poison execution's answer: against {@code engine} when the
+     * bench started it, else skipped. Needs {@link #watch()} before the windows.
+     */
+    List<Check> restart(EngineProcess engine, boolean exactlyOnce, Consumer<String> out) throws InterruptedException {
+        if (engine == null || watcher == null) {
+            return List.of(PoisonRestart.skipped());
+        }
+        return PoisonRestart.run(engine, ledger, List.copyOf(ended), exactlyOnce, this::states, out);
+    }
+
+    /** What the engine at {@code engineApi} answers for an execution: its state, or the HTTP status, or the error. */
+    private PoisonRestart.States states(URI engineApi) {
+        String base = engineApi.toString().replaceAll("/+$", "");
+        return executionId -> {
+            try {
+                HttpResponse<String> response = http.send(RestStarter.authorized(HttpRequest.newBuilder(URI.create(
+                        base + "/executions/" + executionId)), token).timeout(Duration.ofSeconds(30)).GET().build(),
+                        HttpResponse.BodyHandlers.ofString());
+                return response.statusCode() == 200
+                        ? Json.MAPPER.readTree(response.body()).at("/state/current").asText("no state")
+                        : "HTTP " + response.statusCode();
+            } catch (Exception e) {
+                return e.toString();
+            }
+        };
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (watcher != null) {
+            watcher.close();
         }
     }
 
@@ -181,7 +272,7 @@ final class PoisonBench {
         for (Check c : checks) {
             String detail = c.detail().replace("|", "\\|").replace("\n", " ");
             md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |%n", c.what(), c.outcome(),
-                    c.seconds() == 0 ? "" : String.format(Locale.ROOT, "%.1f s", c.seconds()), c.passed() ? "yes" : "**no**",
+                    c.seconds() == 0 ? "" : String.format(Locale.ROOT, "%.1f s", c.seconds()), Check.SKIPPED.equals(c.outcome()) ? "skipped" : c.passed() ? "yes" : "**no**",
                     detail.length() > 200 ? detail.substring(0, 200) + "…" : detail));
         }
         return md.toString();

@@ -2,6 +2,7 @@ package io.millrace.bench;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Matches started executions with their terminal snapshots. Either side may come first (a REST start learns
@@ -20,10 +21,22 @@ final class Tracker {
     private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Ended> unmatched = new ConcurrentHashMap<>();
     private final AtomicLong completions = new AtomicLong();
+    private final Consumer<String> onStarted;
+
+    Tracker() {
+        this(id -> {
+        });
+    }
+
+    /** @param onStarted told of each execution id as it is started (a Kafka start before its send is acknowledged) */
+    Tracker(Consumer<String> onStarted) {
+        this.onStarted = onStarted;
+    }
 
     /** An execution due at {@code dueNanos} was started (or its start failed) and belongs to {@code window}. */
     void started(String executionId, long dueNanos, LatencyWindow window) {
         window.expectOne();
+        onStarted.accept(executionId);
         Pending p = new Pending(dueNanos, window);
         pending.put(executionId, p);
         Ended ended = unmatched.remove(executionId);

@@ -61,6 +61,29 @@ class EngineProcessTest {
         assertThat(process.isAlive()).as("the engine after close").isFalse();
     }
 
+    @Test
+    void shouldKillTheEngineAndStartItAgainOnTheSameData(@TempDir Path dir) throws Exception {
+        // given: an engine from a jar, whose command line is short enough to be read back
+        try (EngineProcess engine = EngineProcess.start("not.on.the.Classpath",
+                new EngineBuild("fake", fakeEngineJar(dir.resolve("fake-engine.jar"))), dir.resolve("logs"), Map.of(), 1)) {
+            ProcessHandle first = ProcessHandle.of(engine.pids().getFirst()).orElseThrow();
+            List<String> arguments = first.info().arguments().map(List::of).orElseThrow();
+
+            // when
+            long killed = engine.killAndRestart();
+
+            // then: the same command, so the same data folder and Kafka port, and the data the first left is there
+            assertThat(killed).isEqualTo(first.pid());
+            assertThat(first.isAlive()).as("the killed engine").isFalse();
+            ProcessHandle second = ProcessHandle.of(engine.pids().getFirst()).orElseThrow();
+            assertThat(second.pid()).isNotEqualTo(first.pid());
+            assertThat(second.info().arguments().map(List::of).orElseThrow()).isEqualTo(arguments);
+            assertThat(dir.resolve("logs").resolve("engine-standalone-restart-1.log")).content()
+                    .contains("data kept", "Millrace is up");
+            assertThat(engine.api()).hasToString("http://localhost:1/");
+        }
+    }
+
     /** A jar holding {@link FakeEngine} as its main class, as the app module's jar holds the launcher. */
     private static Path fakeEngineJar(Path jar) throws Exception {
         var manifest = new Manifest();
@@ -121,10 +144,13 @@ class EngineProcessTest {
         }
     }
 
-    /** Writes to its data folder and says where, says it is up the way the standalone engine does, then waits. */
+    /** Says whether its data folder held data, writes to it and says where, says it is up the way the standalone engine does, then waits. */
     public static final class FakeEngine {
         public static void main(String[] args) throws Exception {
             Path data = Path.of(args[List.of(args).indexOf("--data-dir") + 1]);
+            if (Files.exists(data.resolve("state"))) {
+                System.out.println("data kept");
+            }
             Files.createDirectories(data);
             Files.writeString(data.resolve("state"), "x");
             System.out.println("data " + data);
