@@ -7,6 +7,7 @@ import io.millrace.config.MillraceConfig;
 import io.millrace.serdes.CommandBacklog;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -95,12 +96,13 @@ final class Admission implements AutoCloseable {
             throw ApiException.unavailable("The executor has " + commands + " commands to read, more than"
                     + " max-executor-backlog (" + limit + "); retry later", RETRY_AFTER_SECONDS);
         }
-        if (backlog.laterThan(commands, maxDelay)) {
+        OptionalDouble seconds = maxDelay.isZero() ? OptionalDouble.empty() : backlog.secondsToStart(commands);
+        if (seconds.isPresent() && seconds.getAsDouble() * 1000 > maxDelay.toMillis()) {
             delayed.increment();
             throw ApiException.unavailable(String.format(Locale.ROOT, "The executor would start this execution in about"
                     + " %.1f s (%d commands ahead, at the %.0f a second it started when last busy), later"
-                    + " than max-executor-delay (%s); retry later", backlog.secondsToStart(commands).orElseThrow(),
-                    commands, backlog.busyStartRate().orElseThrow(), maxDelay), RETRY_AFTER_SECONDS);
+                    + " than max-executor-delay (%s); retry later", seconds.getAsDouble(), commands,
+                    commands / seconds.getAsDouble(), maxDelay), RETRY_AFTER_SECONDS);
         }
     }
 
