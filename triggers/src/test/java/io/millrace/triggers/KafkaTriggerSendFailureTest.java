@@ -93,6 +93,7 @@ class KafkaTriggerSendFailureTest {
                 // the polls after it
             }
             await(() -> sends(commands, firstId) == 2);
+            awaitNoMoreSends(commands); // all of the second pass in flight, so the loop below completes each of them
             commands.errorNext(new TimeoutException("Expiring 1 record(s)"));
             while (commands.completeNext()) {
                 // the polls after it
@@ -111,6 +112,18 @@ class KafkaTriggerSendFailureTest {
                     .counter().count()).isEqualTo(2.0);
         }
         assertThat(commands.history().stream().map(ProducerRecord::key).distinct().count()).isEqualTo(RECORDS);
+    }
+
+    /**
+     * Waits until the trigger sends nothing more for a while: the creates it sent stay in flight until the test
+     * completes them, and a failure is seen only once the poll it belongs to has all its answers.
+     */
+    private static void awaitNoMoreSends(MockProducer<String, byte[]> commands) throws Exception {
+        int before;
+        do {
+            before = commands.history().size();
+            Thread.sleep(500);
+        } while (commands.history().size() != before);
     }
 
     private static long sends(MockProducer<String, byte[]> commands, String id) {
