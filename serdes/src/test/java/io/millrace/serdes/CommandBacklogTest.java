@@ -18,6 +18,21 @@ class CommandBacklogTest {
         return lag.get();
     }, now::get, "nothing is held back");
 
+    /** Commands the executor started, all partitions together, for {@link #watched}. */
+    private final AtomicLong position = new AtomicLong();
+    /** A backlog that also knows the executor's position: what the start rate is measured from. */
+    private final CommandBacklog watched = new CommandBacklog(new CommandBacklog.Lag() {
+        @Override
+        public long read() {
+            return lag.get();
+        }
+
+        @Override
+        public long started() {
+            return position.get();
+        }
+    }, now::get, "nothing is held back");
+
     @Test
     void shouldCountCreatesOnTheirWayBeforeTheNextRead() {
         // given
@@ -99,23 +114,11 @@ class CommandBacklogTest {
     @Test
     void shouldMeasureTheStartRateOnlyWhileTheExecutorIsBusyAndKeepTheLast() {
         // given: an executor whose position and backlog the test moves
-        var position = new AtomicLong();
-        var watched = new CommandBacklog(new CommandBacklog.Lag() {
-            @Override
-            public long read() {
-                return lag.get();
-            }
-
-            @Override
-            public long started() {
-                return position.get();
-            }
-        }, now::get, "nothing is held back");
 
         // when: it starts 900 commands in a second, with no more than BUSY_BACKLOG waiting (it takes what comes)
         lag.set(CommandBacklog.BUSY_BACKLOG);
         watched.refresh();
-        step(watched, position, 900);
+        step(900);
 
         // then: that says nothing of what it can do
         assertThat(watched.busyStartRate()).isEmpty();
@@ -123,9 +126,9 @@ class CommandBacklogTest {
         // when: busy, 300 a second, then 200
         lag.set(5000);
         watched.refresh();
-        step(watched, position, 300);
+        step(300);
         assertThat(watched.busyStartRate()).hasValue(300.0);
-        step(watched, position, 200);
+        step(200);
 
         // then: the last busy second
         assertThat(watched.busyStartRate()).hasValue(200.0);
@@ -133,7 +136,7 @@ class CommandBacklogTest {
         // when: idle for a minute
         lag.set(0);
         for (int i = 0; i < 60; i++) {
-            step(watched, position, 10);
+            step(10);
         }
 
         // then: still what it did when last busy
@@ -144,7 +147,7 @@ class CommandBacklogTest {
         watched.refresh();
         position.set(0);
         watched.refresh();
-        step(watched, position, 50);
+        step(50);
 
         // then: measured from where they went back
         assertThat(watched.busyStartRate()).hasValue(50.0);
@@ -153,21 +156,9 @@ class CommandBacklogTest {
     @Test
     void shouldTellWhetherABacklogTakesLongerToStartThanADelay() {
         // given: a busy executor starting 400 commands a second
-        var position = new AtomicLong();
-        var watched = new CommandBacklog(new CommandBacklog.Lag() {
-            @Override
-            public long read() {
-                return lag.get();
-            }
-
-            @Override
-            public long started() {
-                return position.get();
-            }
-        }, now::get, "nothing is held back");
         lag.set(1000);
         watched.refresh();
-        step(watched, position, 400);
+        step(400);
 
         // then
         assertThat(watched.secondsToStart(200)).hasValue(0.5);
@@ -180,7 +171,7 @@ class CommandBacklogTest {
     }
 
     /** A second later, {@code started} more commands started. */
-    private void step(CommandBacklog watched, AtomicLong position, long started) {
+    private void step(long started) {
         now.addAndGet(CommandBacklog.RATE_SPAN.toNanos());
         position.addAndGet(started);
         watched.refresh();
