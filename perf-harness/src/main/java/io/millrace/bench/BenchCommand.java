@@ -57,8 +57,13 @@ public final class BenchCommand implements Callable<Integer> {
     List<Double> rates;
 
     @Option(names = "--warmup", defaultValue = "10s", converter = DurationConverter.class,
-            description = "Least warm-up at the first rate; 0s for none (default ${DEFAULT-VALUE})")
+            description = "Least warm-up (at the first rate unless --warmup-rate); 0s for none (default ${DEFAULT-VALUE})")
     Duration warmup;
+
+    @Option(names = "--warmup-rate", converter = RateConverter.class,
+            description = "Rate of the warm-up (default: the first rate). Below the ceiling, then --rates at twice it,"
+                    + " measures an overload on a warm engine")
+    Double warmupRate;
 
     @Option(names = "--warmup-max", defaultValue = "100s", converter = DurationConverter.class,
             description = "Longest warm-up: it ends earlier once the JIT compilers of the engine and the harness have "
@@ -92,7 +97,7 @@ public final class BenchCommand implements Callable<Integer> {
             + "once and records that do not decode reach every topic the roles read. Each poison execution must end within "
             + "30 s, FAILED naming its limit; a flow nested 200 levels is refused; the load's p99 stays within 2x. Then "
             + "the engine the bench started is killed with SIGKILL and started again on the same data: idle, it must use "
-            + "at most 50% of a core a process, every poison execution must stay as it ended, and every execution the "
+            + "at most 50%% of a core a process, every poison execution must stay as it ended, and every execution the "
             + "windows started must have ended exactly once (skipped against a running engine). Needs the API (--api "
             + "for a running engine). Writes poison.md; exits 1 when a check fails")
     boolean poison;
@@ -453,7 +458,8 @@ public final class BenchCommand implements Callable<Integer> {
                     }
                 }
             };
-            var plan = new Sweep.Plan(workload, guarantee, setting.describe(), sweep.ratesPerS(), warmup, warmupMax,
+            var plan = new Sweep.Plan(workload, guarantee, setting.describe(), sweep.ratesPerS(),
+                    warmupRate != null ? warmupRate : sweep.ratesPerS().getFirst(), warmup, warmupMax,
                     sweep.duration(), floorDuration, sweep.drain());
             List<RateResult> windows = Sweep.run(plan, engine, line -> System.out.println("  " + line));
             if (poisonBench == null) {

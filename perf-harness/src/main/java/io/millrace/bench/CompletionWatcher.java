@@ -2,6 +2,7 @@ package io.millrace.bench;
 
 import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.StateValue;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -59,9 +60,10 @@ final class CompletionWatcher implements AutoCloseable {
                         continue; // a task run's snapshot, or a tombstone
                     }
                     long now = System.nanoTime();
-                    StateValue state = Topics.SNAPSHOT_SERDE.decode(r.value()).getExecution().getState();
+                    ExecutionRecord execution = Topics.SNAPSHOT_SERDE.decode(r.value()).getExecution();
+                    StateValue state = execution.getState();
                     if (TERMINAL.contains(state)) {
-                        tracker.ended(r.key(), now, state == StateValue.SUCCESS);
+                        tracker.ended(r.key(), now, startedNanos(execution, now), state == StateValue.SUCCESS);
                     }
                 }
                 long now = System.nanoTime();
@@ -75,6 +77,18 @@ final class CompletionWatcher implements AutoCloseable {
         } finally {
             consumer.close(Duration.ofSeconds(5));
         }
+    }
+
+    /**
+     * When the executor started {@code execution} (its first state, CREATED), on this JVM's {@code nanoTime} scale: the
+     * executor's wall clock is this machine's, or one kept in step with it.
+     */
+    static long startedNanos(ExecutionRecord execution, long nowNanos) {
+        if (execution.getHistories().isEmpty()) {
+            return Tracker.UNKNOWN;
+        }
+        long agoMillis = System.currentTimeMillis() - execution.getHistories().getFirst().getDate().toEpochMilli();
+        return nowNanos - agoMillis * 1_000_000L;
     }
 
     @Override

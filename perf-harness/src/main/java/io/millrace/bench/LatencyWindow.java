@@ -13,6 +13,8 @@ public final class LatencyWindow {
     private final Histogram histogram = new Histogram(MAX_MICROS, 3);
     /** REST starts only: from the due time to the HTTP answer, whatever it said. */
     private final Histogram answers = new Histogram(MAX_MICROS, 3);
+    /** Successful executions whose start time is known: from the due time to the executor's start (CREATED). */
+    private final Histogram starts = new Histogram(MAX_MICROS, 3);
     private long failures;
     private long expected;
     private long refused;
@@ -21,6 +23,16 @@ public final class LatencyWindow {
     /** An execution of this window ended in SUCCESS, {@code nanos} after it was due. */
     public synchronized void recordSuccess(long nanos) {
         histogram.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1_000)));
+    }
+
+    /** An execution of this window that ended in SUCCESS was started by the executor {@code nanos} after it was due. */
+    public synchronized void recordStart(long nanos) {
+        starts.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1_000)));
+    }
+
+    /** The time to the executor's start at a percentile (0..100) in milliseconds; NaN when none is known. */
+    public synchronized double startPercentileMs(double percentile) {
+        return starts.getTotalCount() == 0 ? Double.NaN : starts.getValueAtPercentile(percentile) / 1_000.0;
     }
 
     /** An execution of this window ended in a state other than SUCCESS. */

@@ -24,17 +24,19 @@ package io.millrace.bench;
  * @param unanswered      starts due in the window that got no answer at all (timed out, connection failed)
  * @param answerP99Ms     REST starts: the 99th percentile of the time from the due start to the HTTP answer (a start,
  *                        a refusal or an error), in milliseconds; NaN for starts through Kafka
+ * @param startP99Ms      successful executions: the 99th percentile of the time from the due start to the executor's start
+ *                        of the execution (its CREATED time), in milliseconds: the part of the latency spent before it ran
  */
 public record RateResult(String workload, String guarantee, String settings, double offeredPerS, double achievedPerS,
         double p50Ms, double p90Ms, double p99Ms, double p999Ms, double maxMs, long failures, double floorP50Ms,
         double floorEosP50Ms, int hops, int taskRuns, CpuUse engineCpu, double engineHeapMb, double storeMb, long refused,
-        long unanswered, double answerP99Ms) {
+        long unanswered, double answerP99Ms, double startP99Ms) {
 
     /** This result under other settings' name. */
     public RateResult withSettings(String otherSettings) {
         return new RateResult(workload, guarantee, otherSettings, offeredPerS, achievedPerS, p50Ms, p90Ms, p99Ms, p999Ms,
                 maxMs, failures, floorP50Ms, floorEosP50Ms, hops, taskRuns, engineCpu, engineHeapMb, storeMb, refused,
-                unanswered, answerP99Ms);
+                unanswered, answerP99Ms, startP99Ms);
     }
 
     /**

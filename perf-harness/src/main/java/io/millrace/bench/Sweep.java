@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
- * One sweep against one running engine: a warm-up at the first rate until the JIT has settled, then a measurement
+ * One sweep against one running engine: a warm-up (at the first rate unless the plan names another) until the JIT has settled, then a measurement
  * window per rate, each followed by a drain of its stragglers and a Kafka-floor measurement at the same rate. The
  * sweep stops at the first rate where completions fall behind the offered rate or executions fail.
  */
@@ -35,8 +35,12 @@ final class Sweep {
     /** How often the warm-up asks whether the JIT has settled. */
     static final Duration WARMUP_SLICE = Duration.ofSeconds(5);
 
-    /** {@code warmup} is the warm-up's least length (none when zero), {@code warmupMax} its greatest. */
-    record Plan(Workload workload, String guarantee, String settings, List<Double> rates, Duration warmup, Duration warmupMax,
+    /**
+     * {@code warmupRate} is the warm-up's rate, {@code warmup} its least length (none when zero), {@code warmupMax} its
+     * greatest.
+     */
+    record Plan(Workload workload, String guarantee, String settings, List<Double> rates, double warmupRate,
+            Duration warmup, Duration warmupMax,
             Duration duration, Duration floorDuration, Duration drain) {
         /** Whether the floor needs its exactly-once pair: the engine's terminal snapshot waits for a commit. */
         boolean exactlyOnce() {
@@ -81,6 +85,7 @@ final class Sweep {
             double p99 = window.percentileMs(99);
             double p999 = window.percentileMs(99.9);
             double max = window.maxMs();
+            double startP99 = window.startPercentileMs(99);
             long failures = window.failuresAndMissing();
             long refused = window.refused();
             long unanswered = window.unanswered();
@@ -90,13 +95,14 @@ final class Sweep {
             double floorEos = plan.exactlyOnce() ? floor.exactlyOnce().percentileMs(50) : Double.NaN;
             var result = new RateResult(plan.workload().name(), plan.guarantee(), plan.settings(), rate, achieved,
                     p50, p90, p99, p999, max, failures, floor.plain().percentileMs(50), floorEos, plan.workload().hops(),
-                    plan.workload().taskRuns(), cpu, heapMb, storeMb, refused, unanswered, window.answerPercentileMs(99));
+                    plan.workload().taskRuns(), cpu, heapMb, storeMb, refused, unanswered, window.answerPercentileMs(99), startP99);
             results.add(result);
             progress.accept(String.format(Locale.ROOT,
-                    "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms failures %d%s"
+                    "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms (to start: p99 %.1f ms)"
+                    + " failures %d%s"
                     + " (floor p50 %.2f ms%s, %d hops: %.1f ms)",
                     result.workload(), result.guarantee(), result.settings(), rate(rate), achieved, result.taskRunsPerS(),
-                    result.p50Ms(), result.p99Ms(), result.failures(), startsNote(result),
+                    result.p50Ms(), result.p99Ms(), result.startP99Ms(), result.failures(), startsNote(result),
                     result.floorP50Ms(),
                     plan.exactlyOnce() ? String.format(Locale.ROOT, ", plain and exactly-once hop %.2f ms", floorEos) : "",
                     result.hops(), result.flowFloorMs()));
@@ -117,11 +123,11 @@ final class Sweep {
     }
 
     /**
-     * Starts executions at the first rate until the {@link WarmupGate} lets the measurements begin: the JIT compilers of
+     * Starts executions at the warm-up's rate until the {@link WarmupGate} lets the measurements begin: the JIT compilers of
      * the engine and of this harness have settled, or the warm-up's maximum is reached.
      */
     private static void warmUp(Plan plan, Engine engine, Consumer<String> progress) throws InterruptedException {
-        double rate = plan.rates().getFirst();
+        double rate = plan.warmupRate();
         progress.accept(String.format(Locale.ROOT, "warm-up: %s/s for %s to %s, until the JIT has settled", rate(rate),
                 plan.warmup(), plan.warmupMax()));
         var gate = new WarmupGate(plan.warmup(), plan.warmupMax());

@@ -13,8 +13,12 @@ final class Tracker {
     private record Pending(long dueNanos, LatencyWindow window) {
     }
 
-    private record Ended(long atNanos, boolean success) {
+    /** {@code startedNanos}: when the executor started the execution; {@link #UNKNOWN} when not known. */
+    private record Ended(long atNanos, long startedNanos, boolean success) {
     }
+
+    /** A start time that is not known. */
+    static final long UNKNOWN = Long.MIN_VALUE;
 
     private static final long FORGET_UNKNOWN_NANOS = 60_000_000_000L;
 
@@ -61,14 +65,22 @@ final class Tracker {
         window.recordUnanswered();
     }
 
-    /** A terminal snapshot of {@code executionId} was observed at {@code atNanos}. */
+    /** A terminal snapshot of {@code executionId} was observed at {@code atNanos}; when it started is not known. */
     void ended(String executionId, long atNanos, boolean success) {
+        ended(executionId, atNanos, UNKNOWN, success);
+    }
+
+    /**
+     * A terminal snapshot of {@code executionId} was observed at {@code atNanos}; the executor started it at
+     * {@code startedNanos} ({@link #UNKNOWN} when not known).
+     */
+    void ended(String executionId, long atNanos, long startedNanos, boolean success) {
         Pending p = pending.remove(executionId);
+        Ended ended = new Ended(atNanos, startedNanos, success);
         if (p != null) {
-            finish(p, new Ended(atNanos, success));
+            finish(p, ended);
             return;
         }
-        Ended ended = new Ended(atNanos, success);
         unmatched.put(executionId, ended);
         Pending late = pending.remove(executionId);
         if (late != null && unmatched.remove(executionId, ended)) {
@@ -90,6 +102,9 @@ final class Tracker {
         completions.incrementAndGet();
         if (e.success()) {
             p.window().recordSuccess(e.atNanos() - p.dueNanos());
+            if (e.startedNanos() != UNKNOWN) {
+                p.window().recordStart(e.startedNanos() - p.dueNanos());
+            }
         } else {
             p.window().recordFailure();
         }

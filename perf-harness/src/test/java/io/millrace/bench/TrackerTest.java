@@ -21,6 +21,29 @@ class TrackerTest {
     }
 
     @Test
+    void shouldMeasureFromTheDueTimeToTheExecutorsStartWhenTheSnapshotSaysIt() {
+        // when: one execution started 2 ms after it was due, and one whose start is not known
+        tracker.started("e1", 1_000_000, window);
+        tracker.ended("e1", 8_000_000, 3_000_000, true);
+        tracker.started("e2", 1_000_000, window);
+        tracker.ended("e2", 9_000_000, true);
+
+        // then
+        assertThat(window.startPercentileMs(99)).isCloseTo(2.0, within(0.01));
+        assertThat(window.percentileMs(99)).isCloseTo(8.0, within(0.01));
+    }
+
+    @Test
+    void shouldKnowNoStartWhenNoSnapshotSaidIt() {
+        // when
+        tracker.started("e1", 1_000_000, window);
+        tracker.ended("e1", 8_000_000, true);
+
+        // then
+        assertThat(window.startPercentileMs(99)).isNaN();
+    }
+
+    @Test
     void shouldMatchAnEndThatArrivesBeforeTheStartIsKnown() {
         // given: the REST answer with the id arrives after the terminal snapshot
         tracker.ended("e1", 9_000_000, true);

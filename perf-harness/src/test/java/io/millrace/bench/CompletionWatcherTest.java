@@ -1,0 +1,39 @@
+package io.millrace.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.core.execution.Execution;
+import io.millrace.serdes.ExecutionMapper;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class CompletionWatcherTest {
+
+    @Test
+    void shouldPlaceTheExecutorsStartOnThisJvmsClock() {
+        // given: an execution the executor started 5 s ago by the wall clock
+        Instant started = Instant.now().minusSeconds(5);
+        var execution = ExecutionMapper.toRecord(Execution.created("e1", "company.team", "f", 1, Map.of(), Map.of(), null,
+                started));
+        long nowNanos = 1_000_000_000_000L;
+
+        // when
+        long startedNanos = CompletionWatcher.startedNanos(execution, nowNanos);
+
+        // then: 5 s before now on the nanoTime scale, give or take the test's own time
+        assertThat(nowNanos - startedNanos).isBetween(5_000_000_000L, 6_000_000_000L);
+    }
+
+    @Test
+    void shouldKnowNoStartWithoutAHistory() {
+        // given
+        var execution = ExecutionMapper.toRecord(Execution.created("e1", "company.team", "f", 1, Map.of(), Map.of(), null,
+                Instant.now()));
+        execution.setHistories(List.of());
+
+        // then
+        assertThat(CompletionWatcher.startedNanos(execution, 0)).isEqualTo(Tracker.UNKNOWN);
+    }
+}
