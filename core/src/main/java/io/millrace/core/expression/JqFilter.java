@@ -31,9 +31,8 @@ import java.util.Map;
  * value {@code range} produces, for each regular expression search ({@link JqRegex}, also bounded in
  * time) and for each value emitted; it may emit at most {@code expression-max-jq-results} values, and its input may
  * print to at most {@code expression-max-string-chars} characters. A limit stops the program with a
- * {@link RenderLimitException}, which jq's {@code try} does not catch. Not counted: a program that loops over arrays
- * with operators alone, calling no builtin ({@code .[] as $a | .[] as $b | ...}); the render's time limit is read
- * only when steps are spent.
+ * {@link RenderLimitException}, which jq's {@code try} does not catch. Its operators spend steps too ({@link JqSteps}):
+ * a program that loops over arrays with operators alone ({@code .[] as $a | .[] as $b | ...}) stops like any loop.
  */
 final class JqFilter implements Filter {
 
@@ -110,6 +109,7 @@ final class JqFilter implements Filter {
                 if (results.size() == maxResults) {
                     budget.fail(RenderLimits.exceeded(RenderLimits.MAX_JQ_RESULTS, maxResults, "The number of values jq emitted"));
                 }
+                JqSteps.checkPrinted(budget, value);
                 results.add(toJava(value));
             });
         } catch (JsonQueryException e) {
@@ -124,7 +124,7 @@ final class JqFilter implements Filter {
 
     private static JsonQuery compile(String expression, PebbleTemplate self, int lineNumber) {
         try {
-            return JsonQuery.compile(expression, Versions.JQ_1_6);
+            return JqSteps.counting(JsonQuery.compile(expression, Versions.JQ_1_6));
         } catch (JsonQueryException e) {
             throw new PebbleException(e, "Invalid jq '" + expression + "': " + e.getMessage(), lineNumber, self.getName());
         }

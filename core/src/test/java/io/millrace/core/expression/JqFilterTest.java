@@ -153,6 +153,47 @@ class JqFilterTest {
 
     @Test
     @Timeout(60)
+    void shouldSpendStepsOnLoopsOfOperatorsAlone() throws Exception {
+        // given: 1,000 values; the programs below call no builtin, and each would take 10^9 rounds or more
+        Map<String, Object> vars = Map.of("values", java.util.stream.IntStream.range(0, 1_000).boxed().toList());
+
+        // when / then: a small program still renders as before
+        assertThat(expressions.render("{{ values | jq('[.[] as $a | select($a < 3) | $a * 2]') }}", vars))
+                .isEqualTo("[[0,2,4]]");
+        assertThat(expressions.render("{{ {'a': {'b': [1, 2]}} | jq('.a.b[1], (.a | keys), {x: .a.b[0]}') }}", Map.of()))
+                .isEqualTo("[2,[\"b\"],{\"x\":1}]");
+        for (String program : List.of("[.[] as $a | .[] as $b | .[] as $c | $a] | length",
+                "[.[]] as $x | [$x[] as $a | $x[] as $b | $x[] as $c | $a + $b + $c] | length",
+                "reduce (.[] as $a | .[] as $b | .[]) as $c (0; . + $c)")) {
+            assertThatThrownBy(() -> defaultSteps.render("{{ values | jq('" + program + "') }}", vars))
+                    .as(program)
+                    .isInstanceOf(ExpressionException.class)
+                    .hasMessageContaining("exceeds the render limit expression-max-steps (1000000)");
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldBoundWhatJqOperatorsBuild() {
+        // when / then: each program takes a few dozen steps, and would build gigabytes
+        assertThatThrownBy(() -> expressions.render("{{ 1 | jq('reduce range(40) as $i (\"ab\"; . + .) | length') }}",
+                Map.of()))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("A string jq built")
+                .hasMessageContaining("expression-max-string-chars (10000000)");
+        assertThatThrownBy(() -> expressions.render("{{ 1 | jq('reduce range(40) as $i ([1]; . + .) | length') }}",
+                Map.of()))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("A list or object jq built")
+                .hasMessageContaining("expression-max-collection-size (100000)");
+        assertThatThrownBy(() -> expressions.render("{{ 1 | jq('reduce range(40) as $i (1; [., .])') }}", Map.of()))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("The value jq emitted")
+                .hasMessageContaining("expression-max-string-chars (10000000)");
+    }
+
+    @Test
+    @Timeout(60)
     void shouldStopACatastrophicJqRegularExpressionAtTheTimeLimit() {
         // given: joni takes a minute over 28 a's and a b
         var quick = new Expressions(RenderLimits.DEFAULTS.withMaxTime(Duration.ofMillis(200)));
