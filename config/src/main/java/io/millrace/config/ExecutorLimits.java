@@ -1,5 +1,7 @@
 package io.millrace.config;
 
+import java.time.Duration;
+
 /**
  * What one decision of the executor may write and one execution may grow to, so that no execution can make it send a record Kafka refuses (which
  * would abort its transaction and replay the same command for ever) or build a transaction without bound. Reaching a
@@ -14,9 +16,14 @@ package io.millrace.config;
  *     ({@code max-flowable-concurrency})
  * @param maxRunningExecutions the most executions one stream task (one partition of {@code commands}) runs at once
  *     ({@code max-running-executions}); a create read past it waits in the executor until one ends; 0: no bound
+ * @param expressionMaxTime wall time one render on the executor may take ({@value #EXPRESSION_MAX_TIME}: runIf, If,
+ *     Switch, ForEach values, flow outputs), in place of {@code expression-max-time}: the other executions of its
+ *     stream thread wait while it runs
  */
 public record ExecutorLimits(int maxRecordBytes, long maxDecisionBytes, int maxTaskRuns, int maxFlowableConcurrency,
-        int maxRunningExecutions) {
+        int maxRunningExecutions, Duration expressionMaxTime) {
+
+    public static final String EXPRESSION_MAX_TIME = "executor-expression-max-time";
 
     /** The bytes Kafka needs beside a record's value: its key, headers and batch header, with room to spare. */
     public static final int RECORD_OVERHEAD_BYTES = 16 * 1024;

@@ -217,6 +217,21 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void shouldGiveTheExecutorsRendersATimeBudgetOfTheirOwn() {
+        // when
+        Duration byDefault = MillraceConfig.defaults().executorLimits().expressionMaxTime();
+        Duration set = ConfigLoader.load(Map.of(), Map.of("executor-expression-max-time", "PT0.05S"), null)
+                .executorLimits().expressionMaxTime();
+
+        // then: tighter than every other render's, since the executor's stream thread waits on it
+        assertThat(byDefault).isEqualTo(Duration.ofMillis(20))
+                .isLessThan(MillraceConfig.defaults().expressionLimits().maxTime());
+        assertThat(set).isEqualTo(Duration.ofMillis(50));
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("executor-expression-max-time", "20ms"), null))
+                .hasMessageContaining("Expected executor-expression-max-time to be a positive ISO-8601 duration");
+    }
+
+    @Test
     void shouldStopOnAMissingTokensFileOrATokenWithSpaces() {
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("auth-tokens-file", dir.resolve("none").toString()), null))
                 .isInstanceOf(ConfigException.class)

@@ -48,7 +48,7 @@ public record Poison(String flowId, String source, String limit, boolean mayRun)
                 type: io.kestra.plugin.core.debug.Return
                 format: "x"
                 runIf: "{% set l = range(0,99999) %}{% for a in l %}{% for b in l %}{% endfor %}{% endfor %}true"
-            """, "exceeds the render limit expression-max-", false);
+            """, "expression-max-", false);
 
     /** A task output of 900 KB that 100 tasks read at once. */
     public static final Poison WIDE_READ = new Poison("wide-read", """
@@ -94,7 +94,7 @@ public record Poison(String flowId, String source, String limit, boolean mayRun)
                   - id: never
                     type: io.kestra.plugin.core.debug.Return
                     format: "x"
-            """, "exceeds the render limit expression-max-", false);
+            """, "expression-max-", false);
 
     /** A JSONata expression that calls itself for ever. */
     public static final Poison ENDLESS_JSONATA = new Poison("endless-jsonata", """

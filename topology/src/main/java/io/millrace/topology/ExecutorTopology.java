@@ -1,6 +1,7 @@
 package io.millrace.topology;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.millrace.config.ExecutorLimits;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.decide.Decider;
 import io.millrace.core.decide.DeciderSettings;
@@ -64,7 +65,9 @@ public final class ExecutorTopology {
     /** @param startedOffsets where the instance's tasks say how far they started what they read */
     public static Topology build(MillraceConfig config, MeterRegistry registry, StartedOffsets startedOffsets) {
         Topics topics = Topics.of(config);
-        var expressions = new Expressions(config.expressionLimits());
+        // a render on the executor holds every other execution of its stream thread: it has a time budget of its own
+        var expressions = new Expressions(config.expressionLimits().withMaxTime(
+                config.executorLimits().expressionMaxTime(), ExecutorLimits.EXPRESSION_MAX_TIME));
         var deciderSettings = new DeciderSettings(config.lease(), config.maxLostAttempts(), config.retention(),
                 config.executorLimits().maxTaskRuns(), config.executorLimits().maxFlowableConcurrency());
         var settings = new ExecutorProcessor.ExecutorSettings(config.lease(), TIMER_INTERVAL, FLOW_WAIT, !config.exactlyOnce(),

@@ -126,7 +126,7 @@ final class JqRegex {
                 Matcher matcher = pattern.regex.matcher(bytes, 0, bytes.length, Math.max(1, budget.nanosLeft()));
                 int at = matcher.search(from, bytes.length, Option.NONE);
                 if (at == Matcher.INTERRUPTED) {
-                    budget.fail(RenderLimits.exceeded(RenderLimits.MAX_TIME, budget.limits().maxTime(),
+                    budget.fail(RenderLimits.exceeded(budget.limits().maxTimeSetting(), budget.limits().maxTime(),
                             "The time this render took (in a jq regular expression)"));
                 }
                 if (at < 0) {

@@ -58,7 +58,7 @@ final class RenderBudget {
         if (stepsUntilClockRead <= 0) {
             stepsUntilClockRead = STEPS_PER_CLOCK_READ;
             if (nanosLeft() < 0) {
-                fail(RenderLimits.exceeded(RenderLimits.MAX_TIME, limits.maxTime(), "The time this render took"));
+                fail(RenderLimits.exceeded(limits.maxTimeSetting(), limits.maxTime(), "The time this render took"));
             }
         }
     }

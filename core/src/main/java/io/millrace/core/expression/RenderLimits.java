@@ -31,9 +31,11 @@ import java.time.Duration;
  *     a {@code set}, a macro's argument, {@code +} on lists ({@value #MAX_COLLECTION_SIZE}); default 100,000
  * @param maxRenderedChars characters one render may print ({@value #MAX_RENDERED_CHARS}); default ten million
  * @param maxJqResults values one {@code jq(...)} call may emit ({@value #MAX_JQ_RESULTS}); default 100,000
+ * @param maxTimeSetting the setting {@code maxTime} came from, named when it is reached: {@value #MAX_TIME}, or the
+ *     executor's own, {@code executor-expression-max-time}
  */
 public record RenderLimits(long maxSteps, Duration maxTime, int maxStringChars, int maxCollectionSize,
-        int maxRenderedChars, int maxJqResults) {
+        int maxRenderedChars, int maxJqResults, String maxTimeSetting) {
 
     public static final String MAX_STEPS = "expression-max-steps";
     public static final String MAX_TIME = "expression-max-time";
@@ -48,7 +50,8 @@ public record RenderLimits(long maxSteps, Duration maxTime, int maxStringChars, 
     public RenderLimits {
         requirePositive(MAX_STEPS, maxSteps);
         if (maxTime == null || maxTime.isNegative() || maxTime.isZero()) {
-            throw new IllegalArgumentException("Expected " + MAX_TIME + " to be a positive duration, but it is " + maxTime);
+            throw new IllegalArgumentException("Expected " + maxTimeSetting + " to be a positive duration, but it is "
+                    + maxTime);
         }
         requirePositive(MAX_STRING_CHARS, maxStringChars);
         requirePositive(MAX_COLLECTION_SIZE, maxCollectionSize);
@@ -56,14 +59,27 @@ public record RenderLimits(long maxSteps, Duration maxTime, int maxStringChars, 
         requirePositive(MAX_JQ_RESULTS, maxJqResults);
     }
 
+    /** Limits whose time budget is {@value #MAX_TIME}'s. */
+    public RenderLimits(long maxSteps, Duration maxTime, int maxStringChars, int maxCollectionSize,
+            int maxRenderedChars, int maxJqResults) {
+        this(maxSteps, maxTime, maxStringChars, maxCollectionSize, maxRenderedChars, maxJqResults, MAX_TIME);
+    }
+
     /** These limits with another step budget (tests use a small one). */
     public RenderLimits withMaxSteps(long steps) {
-        return new RenderLimits(steps, maxTime, maxStringChars, maxCollectionSize, maxRenderedChars, maxJqResults);
+        return new RenderLimits(steps, maxTime, maxStringChars, maxCollectionSize, maxRenderedChars, maxJqResults,
+                maxTimeSetting);
     }
 
     /** These limits with another time budget. */
     public RenderLimits withMaxTime(Duration time) {
-        return new RenderLimits(maxSteps, time, maxStringChars, maxCollectionSize, maxRenderedChars, maxJqResults);
+        return withMaxTime(time, maxTimeSetting);
+    }
+
+    /** These limits with another time budget, from {@code setting} (named when it is reached). */
+    public RenderLimits withMaxTime(Duration time, String setting) {
+        return new RenderLimits(maxSteps, time, maxStringChars, maxCollectionSize, maxRenderedChars, maxJqResults,
+                setting);
     }
 
     /** The message of a render that went past a limit: "{what} exceeds the render limit {setting} ({value})". */

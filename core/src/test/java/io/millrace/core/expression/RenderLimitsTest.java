@@ -80,6 +80,18 @@ class RenderLimitsTest {
     }
 
     @Test
+    void shouldNameTheSettingTheTimeLimitCameFrom() {
+        // given: the executor's own budget
+        var executor = new Expressions(RenderLimits.DEFAULTS.withMaxSteps(Long.MAX_VALUE)
+                .withMaxTime(Duration.ofMillis(20), "executor-expression-max-time"));
+
+        // when / then
+        assertThatThrownBy(() -> executor.render(NESTED_LOOPS_RUN_IF, Map.of()))
+                .isInstanceOf(ExpressionException.class)
+                .hasMessageContaining("exceeds the render limit executor-expression-max-time (PT0.02S)");
+    }
+
+    @Test
     void shouldKeepSplitAJavaRegularExpression() throws Exception {
         // when / then
         assertThat(expressions.render("{{ 'a,b,,c' | split(',') }} {{ 'a1b22c3' | split('\\d+', 2) }}", Map.of()))
