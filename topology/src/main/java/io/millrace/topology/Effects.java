@@ -89,6 +89,7 @@ final class Effects {
             Sending sending) {
         long timestamp = now.toEpochMilli();
         var outbox = new Outbox();
+        Map<Effect.DispatchTask, Map<String, Object>> variables = dispatchVariables(decision, state, flow);
         for (Event event : decision.events()) {
             var record = EventMapper.toRecord(executionId, event);
             outbox.add(Names.EVENTS_SINK, executionId, record,
@@ -97,7 +98,7 @@ final class Effects {
         }
         for (Effect effect : decision.effects()) {
             switch (effect) {
-                case Effect.DispatchTask dispatch -> dispatch(outbox, dispatch, state, flow, now);
+                case Effect.DispatchTask dispatch -> dispatch(outbox, dispatch, variables.get(dispatch), state, now);
                 case Effect.ScheduleTimer schedule -> outbox.timers.put(TimerKeys.of(schedule.timer()),
                         ExecutionMapper.toRecord(schedule.timer()));
                 case Effect.CancelTimer cancel -> outbox.timers.put(TimerKeys.of(cancel.timer()), null);
@@ -165,8 +166,9 @@ final class Effects {
      * iteration of a big loop), its FAILED result, naming the limit, on the results topic: the executor reads it like
      * a worker's, so the run fails (or retries) instead of the dispatch being refused by Kafka.
      */
-    private void dispatch(Outbox outbox, Effect.DispatchTask dispatch, StoreBackedState state, Flow flow, Instant now) {
-        WorkerTaskRecord task = workerTask(dispatch, state, flow, now);
+    private void dispatch(Outbox outbox, Effect.DispatchTask dispatch, Map<String, Object> variables,
+            StoreBackedState state, Instant now) {
+        WorkerTaskRecord task = workerTask(dispatch, variables, state, now);
         byte[] encoded = Topics.TASK_SERDE.encode(task);
         if (fits(encoded)) {
             outbox.add(Names.TASKS_SINK, dispatch.executionId(), task, encoded, now.toEpochMilli());
@@ -180,10 +182,54 @@ final class Effects {
                 now.toEpochMilli());
     }
 
-    private WorkerTaskRecord workerTask(Effect.DispatchTask dispatch, StoreBackedState state, Flow flow, Instant now) {
-        Execution execution = state.execution().orElseThrow();
-        TaskRun run = execution.taskRun(dispatch.taskRunId()).orElseThrow();
-        Map<String, Object> variables = Contexts.dispatch(execution, state, flow, run, dispatch.task());
+    /**
+     * The variables of each dispatch of the decision, built once. Before any is encoded, the outputs they carry are
+     * measured as the store keeps them (a lower bound of what their records take): a step whose lanes cannot fit
+     * {@code max-decision-bytes} together fails now, instead of after encoding megabytes of them. A dispatch whose
+     * outputs alone are over {@code max-record-bytes} is not counted: it is sent as a small failed result instead.
+     */
+    private Map<Effect.DispatchTask, Map<String, Object>> dispatchVariables(Decision decision, StoreBackedState state,
+            Flow flow) {
+        var variables = new IdentityHashMap<Effect.DispatchTask, Map<String, Object>>();
+        long carried = 0;
+        for (Effect effect : decision.effects()) {
+            if (effect instanceof Effect.DispatchTask dispatch) {
+                Execution execution = state.execution().orElseThrow();
+                TaskRun run = execution.taskRun(dispatch.taskRunId()).orElseThrow();
+                Map<String, Object> vars = Contexts.dispatch(execution, state, flow, run, dispatch.task());
+                variables.put(dispatch, vars);
+                long chars = storedChars(vars.get("outputs"), state) + storedChars(vars.get("parents"), state);
+                carried += chars <= limits.maxRecordBytes() ? chars : 0;
+            }
+        }
+        if (carried > limits.maxDecisionBytes()) {
+            throw new RecordLimitException("The outputs the dispatches of one step carry would take more than "
+                    + limits.maxDecisionBytes() + " bytes, the max-decision-bytes limit (" + carried + " or more)");
+        }
+        return variables;
+    }
+
+    /** The characters of the stored outputs handed out in {@code value}, as {@link #stored} would write them. */
+    private static long storedChars(Object value, StoreBackedState state) {
+        String json = state.outputsJsonOf(value);
+        if (json != null) {
+            return json.length();
+        }
+        long chars = 0;
+        if (value instanceof Map<?, ?> map) {
+            for (Object child : map.values()) {
+                chars += storedChars(child, state);
+            }
+        } else if (value instanceof List<?> list) {
+            for (Object child : list) {
+                chars += storedChars(child, state);
+            }
+        }
+        return chars;
+    }
+
+    private WorkerTaskRecord workerTask(Effect.DispatchTask dispatch, Map<String, Object> variables,
+            StoreBackedState state, Instant now) {
         return WorkerTaskRecord.newBuilder()
                 .setExecutionId(dispatch.executionId())
                 .setTaskRunId(dispatch.taskRunId())

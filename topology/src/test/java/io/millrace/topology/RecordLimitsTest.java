@@ -96,6 +96,45 @@ class RecordLimitsTest {
             """.formatted(IntStream.rangeClosed(1, 40).mapToObj(Integer::toString).collect(Collectors.joining(", ")),
             "w".repeat(6_000));
 
+    /** One output read by 10 lanes at once: 10 × 30 KB fits no step of 200 KB. */
+    private static final String WIDE_READ = """
+            id: wide-read
+            namespace: company.team
+            tasks:
+              - id: first
+                type: io.kestra.plugin.core.debug.Return
+                format: "x"
+              - id: each
+                type: io.kestra.plugin.core.flow.ForEach
+                values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+                concurrencyLimit: 0
+                tasks:
+                  - id: lane
+                    type: io.kestra.plugin.core.debug.Return
+                    format: "{{ outputs.first.value | length }}"
+            """;
+    /** 20 iterations of 4 KB read by each of 10 lanes at once: 80 KB fits no record of 64 KiB. */
+    private static final String LOOP_WIDE_READ = """
+            id: loop-wide-read
+            namespace: company.team
+            tasks:
+              - id: gens
+                type: io.kestra.plugin.core.flow.ForEach
+                values: [%s]
+                tasks:
+                  - id: gen
+                    type: io.kestra.plugin.core.debug.Return
+                    format: "{{ taskrun.value }}"
+              - id: each
+                type: io.kestra.plugin.core.flow.ForEach
+                values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+                concurrencyLimit: 0
+                tasks:
+                  - id: lane
+                    type: io.kestra.plugin.core.debug.Return
+                    format: "{{ outputs.gen | length }}"
+            """.formatted(IntStream.rangeClosed(1, 20).mapToObj(Integer::toString).collect(Collectors.joining(", ")));
+
     @TempDir
     Path stateDir;
 
@@ -123,7 +162,8 @@ class RecordLimitsTest {
         deadLetters = driver.createOutputTopic(topics.deadLetters().name(), string.deserializer(),
                 Topics.DEAD_LETTER_SERDE.deserializer());
         var flows = driver.createInputTopic(topics.flows().name(), string.serializer(), Topics.FLOW_SERDE.serializer());
-        for (String yaml : List.of(BIG_FLOW_OUTPUTS, TWO_BIG_OUTPUTS, LOOP_READER, WIDE_START)) {
+        for (String yaml : List.of(BIG_FLOW_OUTPUTS, TWO_BIG_OUTPUTS, LOOP_READER, WIDE_START, WIDE_READ,
+                LOOP_WIDE_READ)) {
             var flow = new FlowParser().parse(yaml).withRevision(1);
             flows.pipeInput(FlowMapper.key(flow.namespace(), flow.id(), 1), FlowMapper.toRecord(flow, START));
         }
@@ -233,6 +273,44 @@ class RecordLimitsTest {
         ExecutionSnapshot last = lastSnapshot();
         assertThat(last.getExecution().getState()).isEqualTo(StateValue.FAILED);
         assertThat(last.getExecution().getError()).contains("max-decision-bytes");
+    }
+
+    @Test
+    void shouldFailAStepWhoseLanesCannotCarryTheOutputsTheyReadBeforeEncodingThem() {
+        // given: an output of 30 KB that 10 lanes read
+        create("e8", "wide-read");
+
+        // when
+        answer(tasks.readValue(), Map.of("value", "o".repeat(30_000)));
+
+        // then: the step failed on the outputs its dispatches would carry, measured before any was encoded
+        assertThat(tasks.isEmpty()).isTrue();
+        ExecutionSnapshot last = lastSnapshot();
+        assertThat(last.getExecution().getState()).isEqualTo(StateValue.FAILED);
+        assertThat(last.getExecution().getError()).contains("The outputs the dispatches of one step carry")
+                .contains("max-decision-bytes");
+    }
+
+    @Test
+    void shouldFailEachLaneWhoseOutputsAloneCannotFitARecordInsteadOfTheStep() {
+        // given: 20 iterations of 4 KB, which 10 lanes read: no lane's dispatch fits a record
+        create("e9", "loop-wide-read");
+        for (int i = 0; i < 19; i++) {
+            answer(tasks.readValue(), Map.of("value", "g".repeat(4_000)));
+        }
+
+        // when
+        answer(tasks.readValue(), Map.of("value", "g".repeat(4_000)));
+
+        // then: each lane failed on its own, with the record limit, and not the step
+        assertThat(tasks.isEmpty()).isTrue();
+        List<TaskResultRecord> failed = loopback.readValuesToList();
+        assertThat(failed).hasSize(10).allSatisfy(result -> {
+            assertThat(result.getState()).isEqualTo(StateValue.FAILED);
+            assertThat(result.getError()).startsWith("Task 'lane': its dispatch").contains("max-record-bytes");
+        });
+        assertThat(lastSnapshot().getExecution().getError()).contains("Task 'lane': its dispatch")
+                .doesNotContain("max-decision-bytes");
     }
 
     @Test
