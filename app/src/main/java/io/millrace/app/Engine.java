@@ -58,7 +58,7 @@ public final class Engine implements AutoCloseable {
                 throw new IllegalStateException("Expected the triggers to be ready within 120 s, but they are not");
             }
             management.ready(() -> executor.isRunning() && worker.running() && gateway.ready() && triggers.ready());
-            management.live(() -> executor.isAlive() && worker.running() && gateway.alive() && triggers.running());
+            management.live(() -> executor.isAlive() && worker.alive() && gateway.alive() && triggers.running());
             return new Engine(management, executor, worker, gateway, triggers);
         } catch (RuntimeException | InterruptedException e) {
             for (AutoCloseable role : started) {

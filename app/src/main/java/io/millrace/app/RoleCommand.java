@@ -85,7 +85,7 @@ abstract class RoleCommand implements Callable<Integer> {
         Started start(MillraceConfig config, MeterRegistry registry) {
             System.out.println("Millrace worker (group " + config.workerGroup() + ") starting against " + config.bootstrapServers());
             Worker worker = Worker.start(config, registry);
-            return new Started(worker, worker::running);
+            return new Started(worker, worker::running, worker::alive);
         }
     }
 

@@ -46,6 +46,7 @@ public final class ConfigLoader {
             Map.entry("task-max-duration", "PT1H"),
             Map.entry("jsonata-max-duration", "PT1M"),
             Map.entry("jsonata-max-depth", "5000"),
+            Map.entry("worker-max-abandoned-tasks", "4"),
             Map.entry("port", "8080"),
             Map.entry("management-port", "8081"),
             Map.entry("wait-timeout", "PT60S"),
@@ -163,7 +164,7 @@ public final class ConfigLoader {
                         reader.positive("max-task-runs"), reader.positive("max-flowable-concurrency"),
                         reader.nonNegative("max-running-executions"), reader.duration(ExecutorLimits.EXPRESSION_MAX_TIME)),
                 new WorkerLimits(reader.duration("task-max-duration"), reader.duration("jsonata-max-duration"),
-                        reader.positive("jsonata-max-depth")),
+                        reader.positive("jsonata-max-depth"), reader.nonNegative("worker-max-abandoned-tasks")),
                 expressionLimits(reader));
     }
 

@@ -12,6 +12,10 @@ import java.time.Duration;
  *     {@code timeout} applies when shorter
  * @param jsonataMaxDepth the deepest one JSONata evaluation nests ({@code jsonata-max-depth}); a TransformValue's
  *     {@code maxDepth} applies when smaller
+ * @param maxAbandonedTasks abandoned attempts (tasks that ignored their interruption) still running on their threads at
+ *     which the worker stops answering {@code /health/live} ({@code worker-max-abandoned-tasks}), so that it is
+ *     restarted: Java cannot stop such a thread, and each may spin on a core; 0: never
  */
-public record WorkerLimits(Duration taskMaxDuration, Duration jsonataMaxDuration, int jsonataMaxDepth) {
+public record WorkerLimits(Duration taskMaxDuration, Duration jsonataMaxDuration, int jsonataMaxDepth,
+        int maxAbandonedTasks) {
 }

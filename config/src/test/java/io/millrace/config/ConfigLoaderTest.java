@@ -190,11 +190,12 @@ class ConfigLoaderTest {
         // when
         WorkerLimits defaults = MillraceConfig.defaults().workerLimits();
         WorkerLimits set = ConfigLoader.load(Map.of("MILLRACE_TASK_MAX_DURATION", "PT10M"),
-                Map.of("jsonata-max-duration", "PT5S", "jsonata-max-depth", "200"), null).workerLimits();
+                Map.of("jsonata-max-duration", "PT5S", "jsonata-max-depth", "200", "worker-max-abandoned-tasks", "0"), null)
+                .workerLimits();
 
         // then
-        assertThat(defaults).isEqualTo(new WorkerLimits(Duration.ofHours(1), Duration.ofMinutes(1), 5000));
-        assertThat(set).isEqualTo(new WorkerLimits(Duration.ofMinutes(10), Duration.ofSeconds(5), 200));
+        assertThat(defaults).isEqualTo(new WorkerLimits(Duration.ofHours(1), Duration.ofMinutes(1), 5000, 4));
+        assertThat(set).isEqualTo(new WorkerLimits(Duration.ofMinutes(10), Duration.ofSeconds(5), 200, 0));
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("task-max-duration", "1h"), null))
                 .hasMessage("Expected task-max-duration to be a positive ISO-8601 duration such as PT30S, but got '1h'"
                         + " (from --task-max-duration)");

@@ -44,6 +44,9 @@ public final class Worker implements AutoCloseable {
     private final PollLoop loop;
     private final Thread pollThread;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final WorkerMetrics metrics;
+    private final int maxAbandonedTasks;
+    private final AtomicBoolean saidTooManyAbandoned = new AtomicBoolean();
     private final KafkaMeters.Bound producerMetrics;
     private final KafkaMeters.Bound consumerMetrics;
 
@@ -56,8 +59,9 @@ public final class Worker implements AutoCloseable {
         this.heartbeats = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().daemon()
                 .name("millrace-worker-heartbeats").factory());
         heartbeats.setRemoveOnCancelPolicy(true);
+        this.maxAbandonedTasks = config.workerLimits().maxAbandonedTasks();
         try {
-            var metrics = new WorkerMetrics(registry, group, tasks.types());
+            this.metrics = new WorkerMetrics(registry, group, tasks.types());
             var services = new Attempt.Services(new ResultPublisher(producer, topics.results().name(), workerId),
                     heartbeats, metrics);
             var runner = new TaskRunner(tasks, new Expressions(config.expressionLimits()), services, new TaskLogs(producer, topics.logs().name()),
@@ -115,6 +119,24 @@ public final class Worker implements AutoCloseable {
     /** Polls its tasks topic: started and not stopped. */
     public boolean running() {
         return !closed.get() && pollThread.isAlive();
+    }
+
+    /**
+     * Running, with fewer abandoned tasks still spinning than {@code worker-max-abandoned-tasks}: past it only a restart
+     * frees their threads and cores (Java cannot stop a thread), so {@code /health/live} says so, and an orchestrator
+     * restarts the worker. Logged once each time it becomes true.
+     */
+    public boolean alive() {
+        int abandoned = metrics.abandonedRunning();
+        if (maxAbandonedTasks == 0 || abandoned < maxAbandonedTasks) {
+            saidTooManyAbandoned.set(false);
+            return running();
+        }
+        if (saidTooManyAbandoned.compareAndSet(false, true)) {
+            LOG.error("Worker {}: {} abandoned tasks still run on their threads (worker-max-abandoned-tasks {}); only a"
+                    + " restart frees them, so /health/live answers 503", workerId, abandoned, maxAbandonedTasks);
+        }
+        return false;
     }
 
     /** {@code host-pid-random}: tells this process's results apart from any other's, restarts included. */

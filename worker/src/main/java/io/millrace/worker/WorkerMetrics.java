@@ -93,6 +93,11 @@ final class WorkerMetrics {
         abandonedRunning.decrementAndGet();
     }
 
+    /** Abandoned attempts whose threads still run. */
+    int abandonedRunning() {
+        return abandonedRunning.get();
+    }
+
     /** A task record went to the dead-letter topic for {@code reason} (one of {@link TaskDeadLetters}' reasons). */
     void deadLettered(String reason) {
         (TaskDeadLetters.UNREADABLE.equals(reason) ? unreadable : deadLetterCounter(reason)).increment();

@@ -31,7 +31,8 @@ class TaskLimitsTest {
     void shouldKeepRunningTasksWhileMoreTasksThanCoresSpinIgnoringInterruption() {
         // given: more spinning tasks than cores (on virtual threads they would hold every carrier), each with a timeout
         int spinners = Runtime.getRuntime().availableProcessors() + 1;
-        MillraceConfig config = WorkerTestSupport.config(spinners + 1);
+        MillraceConfig config = WorkerTestSupport.config(spinners + 1,
+                Map.of("worker-max-abandoned-tasks", Integer.toString(spinners)));
         var spin = new SpinTask();
         TaskRegistry tasks = TaskRegistry.standard(config.workerLimits()).with(SpinTask.TYPE, spin);
         var meters = new SimpleMeterRegistry();
@@ -64,12 +65,15 @@ class TaskLimitsTest {
                         "the spinners counted as abandoned");
                 assertThat(abandonedRunning(meters)).isEqualTo(spinners);
                 assertThat(spin.spinning()).isEqualTo(spinners);
+                assertThat(worker.alive()).as("alive with worker-max-abandoned-tasks spinning").isFalse();
+                assertThat(worker.running()).isTrue();
             } finally {
                 spin.release();
             }
 
-            // and: once their threads return, none counts as running
+            // and: once their threads return, none counts as running, and the worker is alive again
             eventually(() -> abandonedRunning(meters) == 0, "no abandoned task running");
+            assertThat(worker.alive()).isTrue();
         }
     }
 

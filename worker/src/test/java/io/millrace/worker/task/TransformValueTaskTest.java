@@ -196,7 +196,7 @@ class TransformValueTaskTest {
     @Test
     void shouldBoundTimeAndDepthByTheWorkersCeilingsWhateverTheTaskAsks() throws Exception {
         // given: ceilings of 0.2 s and a depth of 50; a function that calls itself for ever (a tail call: no depth)
-        RunnableTask capped = TaskRegistry.standard(new WorkerLimits(Duration.ofHours(1), Duration.ofMillis(200), 50))
+        RunnableTask capped = TaskRegistry.standard(new WorkerLimits(Duration.ofHours(1), Duration.ofMillis(200), 50, 4))
                 .find(TaskTypes.TRANSFORM_VALUE).orElseThrow();
         String forever = "( $f := function($x){ $f($x) }; $f(1) )";
         String recursion = "( $f := function($n) { $n = 0 ? 0 : 1 + $f($n - 1) }; $f(200) )";
