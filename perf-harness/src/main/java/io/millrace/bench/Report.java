@@ -29,7 +29,8 @@ public final class Report {
 
     private static final List<String> MARKDOWN_HEADER = List.of("workload", "guarantee", "settings", "offered/s",
             "achieved/s", "task runs/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "failures", "refused",
-            "unanswered", "answer p99 ms", "start p99 ms", "floor p50 ms", "EO floor p50 ms", "flow floor ms", "CPU %", "heap MiB", "store MiB");
+            "unanswered", "answer p99 ms", "start p99 ms", "floor p50 ms", "EO floor p50 ms", "flow floor ms", "CPU %",
+            "heap MiB", "store MiB");
     private static final List<String> CPU_HEADER = Stream.concat(
             Stream.of("workload", "guarantee", "settings", "offered/s", "total"),
             Stream.of(EnginePart.values()).map(EnginePart::label)).toList();
@@ -100,7 +101,8 @@ public final class Report {
                 decimal(r.offeredPerS(), 1), decimal(r.achievedPerS(), 1), decimal(r.taskRunsPerS(), 1),
                 millis(r.p50Ms()), millis(r.p90Ms()), millis(r.p99Ms()), millis(r.p999Ms()), millis(r.maxMs()),
                 Long.toString(r.failures()), Long.toString(r.refused()), Long.toString(r.unanswered()),
-                millis(r.answerP99Ms()), millis(r.startP99Ms()), millis(r.floorP50Ms()), millis(r.floorEosP50Ms()), millis(r.flowFloorMs()),
+                millis(r.answerP99Ms()), millis(r.startP99Ms()), millis(r.floorP50Ms()), millis(r.floorEosP50Ms()),
+                millis(r.flowFloorMs()),
                 decimal(r.engineCpuPct(), 1), decimal(r.engineHeapMb(), 1), decimal(r.storeMb(), 1));
     }
 
@@ -164,7 +166,8 @@ public final class Report {
                 Stream.of(EnginePart.values()).map(part -> csvNumber(r.engineCpu().pct(part)))
                         .collect(Collectors.joining(",")),
                 csvNumber(r.engineHeapMb()), csvNumber(r.storeMb()), Long.toString(r.refused()),
-                Long.toString(r.unanswered()), csvNumber(r.answerP99Ms()), csvNumber(r.startP99Ms()), csvText(r.settings()));
+                Long.toString(r.unanswered()), csvNumber(r.answerP99Ms()), csvNumber(r.startP99Ms()),
+                csvText(r.settings()));
     }
 
     /** Plain decimal, never an exponent; empty when unknown. */

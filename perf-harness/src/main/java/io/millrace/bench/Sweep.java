@@ -9,9 +9,10 @@ import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
- * One sweep against one running engine: a warm-up (at the first rate unless the plan names another) until the JIT has settled, then a measurement
- * window per rate, each followed by a drain of its stragglers and a Kafka-floor measurement at the same rate. The
- * sweep stops at the first rate where completions fall behind the offered rate or executions fail.
+ * One sweep against one running engine: a warm-up (at the first rate unless the plan names another) until the JIT has
+ * settled, then a measurement window per rate, each followed by a drain of its stragglers and a Kafka-floor measurement
+ * at the same rate. The sweep stops at the first rate where completions fall behind the offered rate or executions
+ * fail.
  */
 final class Sweep {
     /** What a sweep needs from the engine under test. */
@@ -95,11 +96,12 @@ final class Sweep {
             double floorEos = plan.exactlyOnce() ? floor.exactlyOnce().percentileMs(50) : Double.NaN;
             var result = new RateResult(plan.workload().name(), plan.guarantee(), plan.settings(), rate, achieved,
                     p50, p90, p99, p999, max, failures, floor.plain().percentileMs(50), floorEos, plan.workload().hops(),
-                    plan.workload().taskRuns(), cpu, heapMb, storeMb, refused, unanswered, window.answerPercentileMs(99), startP99);
+                    plan.workload().taskRuns(), cpu, heapMb, storeMb, refused, unanswered, window.answerPercentileMs(99),
+                    startP99);
             results.add(result);
             progress.accept(String.format(Locale.ROOT,
-                    "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms (to start: p99 %.1f ms)"
-                    + " failures %d%s"
+                    "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms"
+                    + " (to start: p99 %.1f ms) failures %d%s"
                     + " (floor p50 %.2f ms%s, %d hops: %.1f ms)",
                     result.workload(), result.guarantee(), result.settings(), rate(rate), achieved, result.taskRunsPerS(),
                     result.p50Ms(), result.p99Ms(), result.startP99Ms(), result.failures(), startsNote(result),
