@@ -96,8 +96,8 @@ final class Admission implements AutoCloseable {
             throw ApiException.unavailable("The executor has " + commands + " commands to read, more than"
                     + " max-executor-backlog (" + limit + "); retry later", RETRY_AFTER_SECONDS);
         }
-        OptionalDouble seconds = maxDelay.isZero() ? OptionalDouble.empty() : backlog.secondsToStart(commands);
-        if (seconds.isPresent() && seconds.getAsDouble() * 1000 > maxDelay.toMillis()) {
+        OptionalDouble seconds = backlog.secondsToStartLaterThan(commands, maxDelay);
+        if (seconds.isPresent()) {
             delayed.increment();
             throw ApiException.unavailable(String.format(Locale.ROOT, "The executor would start this execution in about"
                     + " %.1f s (%d commands ahead, at the %.0f a second it started when last busy), later"

@@ -112,8 +112,16 @@ public final class CommandBacklog implements AutoCloseable {
 
     /** Whether starting {@code commands} commands would take the executor longer than {@code delay} (zero: never). */
     public boolean laterThan(long commands, Duration delay) {
-        OptionalDouble seconds = secondsToStart(commands);
-        return !delay.isZero() && seconds.isPresent() && seconds.getAsDouble() * 1000 > delay.toMillis();
+        return secondsToStartLaterThan(commands, delay).isPresent();
+    }
+
+    /**
+     * How long the executor would take to start {@code commands} commands, when that is longer than {@code delay};
+     * empty when it is not, when it is not known, and when {@code delay} is zero (no bound).
+     */
+    public OptionalDouble secondsToStartLaterThan(long commands, Duration delay) {
+        OptionalDouble seconds = delay.isZero() ? OptionalDouble.empty() : secondsToStart(commands);
+        return seconds.isPresent() && seconds.getAsDouble() * 1000 > delay.toMillis() ? seconds : OptionalDouble.empty();
     }
 
     /** Creates handed to a producer: they count until {@link #settled} and the next read that began after. */

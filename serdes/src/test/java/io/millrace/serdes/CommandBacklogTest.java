@@ -165,6 +165,8 @@ class CommandBacklogTest {
         assertThat(watched.laterThan(200, Duration.ofMillis(250))).isTrue();
         assertThat(watched.laterThan(200, Duration.ofMillis(500))).isFalse();
         assertThat(watched.laterThan(200, Duration.ZERO)).as("no bound").isFalse();
+        assertThat(watched.secondsToStartLaterThan(200, Duration.ofMillis(250))).hasValue(0.5);
+        assertThat(watched.secondsToStartLaterThan(200, Duration.ofMillis(500))).isEmpty();
         assertThat(watched.secondsToStart(CommandBacklog.BUSY_BACKLOG)).as("a burst").isEmpty();
         assertThat(new CommandBacklog(() -> 5000, now::get, "-").laterThan(5000, Duration.ofMillis(1)))
                 .as("an executor never seen busy").isFalse();
