@@ -134,7 +134,11 @@ public record Flow(
                 case ForEach forEach -> texts.add(forEach.values());
                 case If branch -> texts.add(branch.condition());
                 case Switch choice -> texts.add(choice.value());
-                default -> {
+                case Sequential sequential -> {
+                }
+                case Parallel parallel -> {
+                }
+                case AllowFailure allowFailure -> {
                 }
             }
             return texts;

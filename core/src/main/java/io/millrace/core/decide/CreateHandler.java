@@ -1,0 +1,59 @@
+package io.millrace.core.decide;
+
+import io.millrace.core.command.CreateExecution;
+import io.millrace.core.event.ExecutionCompleted;
+import io.millrace.core.event.ExecutionCreated;
+import io.millrace.core.event.ExecutionStateChanged;
+import io.millrace.core.execution.State;
+import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.Inputs;
+import java.util.Map;
+
+/**
+ * Starts an execution: refused for an id that exists or has a '/', a flow that is missing or disabled; FAILED at once
+ * when its inputs do not resolve; else RUNNING, its first tasks started.
+ */
+final class CreateHandler implements CommandHandler<CreateExecution> {
+    @Override
+    public Decision decide(CreateExecution create, DecisionContext context) {
+        Flow flow = context.flow();
+        if (context.execution().isPresent()) {
+            return Decision.rejected(Rejection.Kind.DUPLICATE, "Expected a new execution id, but "
+                    + create.executionId() + " exists already");
+        }
+        if (create.executionId().indexOf('/') >= 0) {
+            return Decision.rejected(Rejection.Kind.INVALID, "Expected an execution id without '/', but got "
+                    + create.executionId());
+        }
+        if (flow == null) {
+            return Decision.rejected(Rejection.Kind.INVALID, "Expected flow " + create.namespace() + "/"
+                    + create.flowId() + (create.revision() == null ? "" : " revision " + create.revision())
+                    + " to exist, but it was not found");
+        }
+        if (flow.disabled()) {
+            return Decision.rejected(Rejection.Kind.INVALID, "Expected flow " + flow.key() + " to be enabled, but it is "
+                    + "disabled");
+        }
+        Advance advance = context.advance(flow);
+        Step step = advance.step();
+        Map<String, Object> inputs;
+        try {
+            inputs = Inputs.resolve(flow.inputs(), create.inputs());
+        } catch (Inputs.InvalidInputsException e) {
+            step.emit(created(create, flow, create.inputs(), context));
+            advance.endExecution(new ExecutionCompleted(State.FAILED, null, e.getMessage(), context.now()));
+            return step.decision();
+        }
+        step.emit(created(create, flow, inputs, context));
+        step.emit(new ExecutionStateChanged(State.RUNNING, context.now()));
+        advance.touch(null);
+        advance.run();
+        return step.decision();
+    }
+
+    private static ExecutionCreated created(CreateExecution create, Flow flow, Map<String, Object> inputs,
+            DecisionContext context) {
+        return new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(), inputs,
+                flow.executionLabels(create.labels(), create.executionId()), create.trigger(), context.now());
+    }
+}

@@ -1,0 +1,79 @@
+package io.millrace.core.decide;
+
+import io.millrace.core.command.Command;
+import io.millrace.core.command.CreateExecution;
+import io.millrace.core.command.TaskResult;
+import io.millrace.core.execution.Attempt;
+import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.TaskRun;
+import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.TaskDef;
+import io.millrace.core.flow.WorkerTask;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a stored state implies must have been sent and stored: the snapshot, the current attempt of every running
+ * worker task with its lease timer, the retry timer of every RETRYING run, the timeout of every running flowable with
+ * one, and an ended execution's purge timer. After a crash under at-least-once the state may have reached its
+ * changelog while these records and timers did not; the replayed command is then a duplicate, and this is what is sent
+ * and stored again. Each timer comes from {@link Timers}, as the live decision's did, so it takes the key of the one it
+ * replaces. No events: the state does not change.
+ */
+final class ImpliedEffects {
+    private final DeciderSettings settings;
+
+    ImpliedEffects(DeciderSettings settings) {
+        this.settings = settings;
+    }
+
+    /** @param stepAt when the step to send again was decided: only what it started; null: everything */
+    Decision of(ExecutionView state, Flow flow, Instant stepAt) {
+        Execution execution = state.execution().orElse(null);
+        if (execution == null) {
+            return new Decision(List.of(), List.of(), Optional.empty());
+        }
+        var effects = new ArrayList<Effect>();
+        if (execution.state().isTerminal()) {
+            effects.add(new Effect.ScheduleTimer(Timers.purge(execution.id(), execution.histories().getLast().date(),
+                    settings)));
+        } else if (flow != null) {
+            for (TaskRun run : execution.taskRuns()) {
+                TaskDef task = flow.task(run.taskId()).orElse(null);
+                Attempt attempt = run.currentAttempt().orElse(null);
+                if (task != null && attempt != null && !run.state().isTerminal()
+                        && (stepAt == null || stepAt.equals(attempt.histories().getLast().date()))) {
+                    ofRun(execution.id(), run, attempt, task, effects);
+                }
+            }
+        }
+        effects.add(new Effect.EmitSnapshot(execution.id()));
+        return new Decision(List.of(), effects, Optional.empty());
+    }
+
+    private static void ofRun(String executionId, TaskRun run, Attempt attempt, TaskDef task, List<Effect> effects) {
+        if (run.state() == State.RETRYING) {
+            effects.add(new Effect.ScheduleTimer(Timers.retry(executionId, run, task.options().retry())));
+        } else if (attempt.state() == State.RUNNING && task instanceof WorkerTask workerTask) {
+            effects.add(new Effect.DispatchTask(executionId, run.id(), attempt.number(), workerTask));
+            effects.add(new Effect.ScheduleTimer(Timers.lease(executionId, run.id(), attempt.number(),
+                    attempt.leaseUntil())));
+        } else if (attempt.state() == State.RUNNING && task.options().timeout() != null) {
+            effects.add(new Effect.ScheduleTimer(Timers.timeout(executionId, run, task)));
+        }
+    }
+
+    /** When the step that handled a command was decided, if the state shows it. */
+    static Instant stepOf(Execution execution, Command command) {
+        return switch (command) {
+            case TaskResult result -> execution.taskRun(result.taskRunId()).flatMap(run -> run.attempts().stream()
+                    .filter(a -> a.number() == result.attempt()).findFirst())
+                    .map(a -> a.histories().getLast().date()).orElse(null);
+            case CreateExecution create -> execution.startDate();
+            default -> null;
+        };
+    }
+}

@@ -1,0 +1,34 @@
+package io.millrace.core.decide;
+
+import io.millrace.core.command.Timer;
+import io.millrace.core.command.TimerFired;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Set;
+
+/** A timer fired: decided by the handler registered for its kind. */
+final class TimerFiredHandler implements CommandHandler<TimerFired> {
+    private final Map<Timer.Kind, TimerHandler> byKind = new EnumMap<>(Timer.Kind.class);
+
+    TimerFiredHandler() {
+        byKind.put(Timer.Kind.LEASE, new LeaseExpiredHandler());
+        byKind.put(Timer.Kind.RETRY, new RetryDueHandler());
+        byKind.put(Timer.Kind.TIMEOUT, new TimeoutHandler());
+        byKind.put(Timer.Kind.PURGE, new PurgeHandler());
+    }
+
+    @Override
+    public Decision decide(TimerFired fired, DecisionContext context) {
+        TimerHandler handler = byKind.get(fired.timer().kind());
+        if (handler == null) {
+            throw new IllegalStateException("Expected a handler for timers of kind " + fired.timer().kind()
+                    + ", but none is registered");
+        }
+        return handler.fire(fired.timer(), context);
+    }
+
+    /** The kinds with a handler. */
+    Set<Timer.Kind> kinds() {
+        return byKind.keySet();
+    }
+}
