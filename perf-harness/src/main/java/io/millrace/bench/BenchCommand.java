@@ -177,6 +177,11 @@ public final class BenchCommand implements Callable<Integer> {
             + "e.g. kafka.producer.linger.ms=0,1")
     Map<String, String> vary = new LinkedHashMap<>();
 
+    @Option(names = "--both-orders", description = "Run every setting, then every setting again in reverse order (A, B, "
+            + "then B, A), the rows marked pass=1 and pass=2: on a small machine the engine started first in a run is "
+            + "slower, whatever its build")
+    boolean bothOrders;
+
     public BenchCommand(String engineMainClass) {
         this.engineMainClass = engineMainClass;
     }
@@ -191,7 +196,14 @@ public final class BenchCommand implements Callable<Integer> {
         lists.put("partitions", partitions);
         lists.put("worker-concurrency", workerConcurrency);
         vary.forEach((key, values) -> lists.put(key, List.of(values.split(","))));
-        return Setting.combinations(lists, executors, builds(), extra);
+        List<Setting> once = Setting.combinations(lists, executors, builds(), extra);
+        if (!bothOrders) {
+            return once;
+        }
+        var both = new ArrayList<Setting>();
+        once.forEach(setting -> both.add(setting.inPass(1)));
+        once.reversed().forEach(setting -> both.add(setting.inPass(2)));
+        return both;
     }
 
     List<EngineBuild> builds() {

@@ -10,12 +10,21 @@ import java.util.stream.Collectors;
  * One engine configuration of a comparison: the settings given on the bench command line (one value of each
  * list), the number of executor instances and the engine build that runs.
  */
-record Setting(Map<String, String> varied, Map<String, String> fixed, int executors, EngineBuild build) {
+record Setting(Map<String, String> varied, Map<String, String> fixed, int executors, EngineBuild build, int pass) {
     private static final String GUARANTEE = "processing-guarantee";
 
     Setting {
         varied = Map.copyOf(new LinkedHashMap<>(varied));
         fixed = Map.copyOf(new LinkedHashMap<>(fixed));
+    }
+
+    Setting(Map<String, String> varied, Map<String, String> fixed, int executors, EngineBuild build) {
+        this(varied, fixed, executors, build, 0);
+    }
+
+    /** This setting in pass 1 or 2 of a run in both orders ({@code --both-orders}); 0 when the run has one pass. */
+    Setting inPass(int pass) {
+        return new Setting(varied, fixed, executors, build, pass);
     }
 
     /**
@@ -71,7 +80,7 @@ record Setting(Map<String, String> varied, Map<String, String> fixed, int execut
 
     /**
      * The settings that tell this run apart, sorted, guarantee excluded (it has its own column); {@code engine=label}
-     * when a jar runs.
+     * when a jar runs, {@code pass=n} in a run in both orders.
      */
     String describe() {
         var parts = new java.util.TreeMap<String, String>(fixed);
@@ -80,6 +89,9 @@ record Setting(Map<String, String> varied, Map<String, String> fixed, int execut
         parts.remove(GUARANTEE);
         if (executors > 1) {
             parts.put("executors", Integer.toString(executors));
+        }
+        if (pass > 0) {
+            parts.put("pass", Integer.toString(pass));
         }
         return parts.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "));
     }

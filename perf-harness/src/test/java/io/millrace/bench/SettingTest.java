@@ -56,6 +56,20 @@ class SettingTest {
     }
 
     @Test
+    void shouldRunEverySettingAgainInReverseOrderWhenAskedForBothOrders() {
+        // given
+        var command = new BenchCommand("unused");
+        new CommandLine(command).parseArgs("--engine-jar", "a=/tmp/a.jar,b=/tmp/b.jar", "--both-orders");
+
+        // when
+        List<Setting> settings = command.settings();
+
+        // then
+        assertThat(settings).extracting(Setting::describe).containsExactly(
+                "engine=a pass=1", "engine=b pass=1", "engine=b pass=2", "engine=a pass=2");
+    }
+
+    @Test
     void shouldStartExecutionsWithTheLingerOfTheEngineProducers() {
         // given
         var command = new BenchCommand("unused");
