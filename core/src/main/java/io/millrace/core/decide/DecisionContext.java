@@ -84,7 +84,7 @@ final class DecisionContext {
     }
 
     /** A STALE rejection unless the execution exists and runs. */
-    Optional<Decision> unlessRunning() {
+    private Optional<Decision> unlessRunning() {
         Optional<Decision> missing = unlessExists();
         if (missing.isPresent()) {
             return missing;

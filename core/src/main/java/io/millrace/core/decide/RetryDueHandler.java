@@ -11,10 +11,9 @@ final class RetryDueHandler implements TimerHandler {
     @Override
     public Decision fire(Timer timer, DecisionContext context) {
         return context.onRunning(advance -> {
-            TaskRun run = advance.runs().get(timer.taskRunId());
+            TaskRun run = TimerHandler.guardedRun(timer, advance, State.RETRYING);
             TaskDef task = run == null ? null : advance.flow().task(run.taskId()).orElse(null);
-            if (run == null || task == null || run.state() != State.RETRYING
-                    || run.currentAttempt().map(a -> a.number() != timer.attempt()).orElse(true)) {
+            if (task == null) {
                 return; // outlived: the run was killed or moved on
             }
             if (task instanceof Flowable flowable) {

@@ -14,11 +14,10 @@ final class TimeoutHandler implements TimerHandler {
     @Override
     public Decision fire(Timer timer, DecisionContext context) {
         return context.onRunning(advance -> {
-            TaskRun run = advance.runs().get(timer.taskRunId());
+            TaskRun run = TimerHandler.guardedRun(timer, advance, State.RUNNING);
             TaskDef task = run == null ? null : advance.flow().task(run.taskId()).orElse(null);
-            if (run == null || task == null || run.state() != State.RUNNING
-                    || run.currentAttempt().map(a -> a.number() != timer.attempt()).orElse(true)) {
-                return;
+            if (task == null) {
+                return; // outlived: the flowable ended first
             }
             if (!advance.life().killInside(run, "Timeout of '" + run.taskId() + "' after " + task.options().timeout())) {
                 advance.life().end(run, task, State.FAILED, Map.of(), "Timeout after " + task.options().timeout());
