@@ -5,6 +5,7 @@ import io.millrace.serdes.avro.FlowRecord;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
 
 /**
  * Flow revisions this gateway produced that the global flows store may not have read yet, so that an
@@ -23,10 +24,15 @@ final class FlowOverlay {
         byFlow.computeIfPresent(key(stored), (k, mine) -> mine.getRevision() <= stored.getRevision() ? null : mine);
     }
 
-    /** The newer of the stored latest revision and ours. */
-    Optional<FlowRecord> latest(String namespace, String id, Optional<FlowRecord> stored) {
-        stored.ifPresent(this::caughtUp);
+    /**
+     * The newer of the stored latest revision and ours. Ours is read before the store: the flows processor drops an
+     * entry only after storing its revision, so an entry gone by then is in the store read next; reading the store
+     * first could miss both (the store read before the processor stored it, ours dropped right after).
+     */
+    Optional<FlowRecord> latest(String namespace, String id, Supplier<Optional<FlowRecord>> store) {
         FlowRecord mine = byFlow.get(Flow.key(namespace, id));
+        Optional<FlowRecord> stored = store.get();
+        stored.ifPresent(this::caughtUp);
         if (mine == null) {
             return stored;
         }

@@ -118,7 +118,7 @@ final class FlowService {
     }
 
     private Optional<FlowRecord> latestRevision(String namespace, String id) {
-        return overlay.latest(namespace, id, stored.latest(namespace, id));
+        return overlay.latest(namespace, id, () -> stored.latest(namespace, id));
     }
 
     /** The latest revision, parsed (and cached: executions of a flow need its inputs every time). */
