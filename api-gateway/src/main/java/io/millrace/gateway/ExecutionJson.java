@@ -41,14 +41,23 @@ final class ExecutionJson {
             return of(ExecutionMapper.fromRecord(execution.getExecution()), execution.getTaskOutputs(), now);
         }
         var outputs = new HashMap<String, String>();
-        var runs = new ArrayList<TaskRunRecord>(snapshot.runs().size());
         for (TaskRunSnapshot run : snapshot.runs()) {
-            runs.add(run.getRun());
             if (run.getOutputsJson() != null) {
                 outputs.put(run.getRun().getId(), run.getOutputsJson());
             }
         }
-        return of(ExecutionMapper.fromRecord(execution.getExecution(), runs), outputs, now);
+        return of(execution(snapshot), outputs, now);
+    }
+
+    /** The execution and its runs as the snapshots say, without outputs. */
+    static Execution execution(ReadModel.Snapshot snapshot) {
+        ExecutionSnapshot execution = snapshot.execution();
+        if (execution.getTaskRunCount() == null) {
+            return ExecutionMapper.fromRecord(execution.getExecution());
+        }
+        var runs = new ArrayList<TaskRunRecord>(snapshot.runs().size());
+        snapshot.runs().forEach(run -> runs.add(run.getRun()));
+        return ExecutionMapper.fromRecord(execution.getExecution(), runs);
     }
 
     /**

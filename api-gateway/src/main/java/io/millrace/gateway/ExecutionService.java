@@ -3,20 +3,28 @@ package io.millrace.gateway;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
+import io.millrace.core.command.PauseExecution;
+import io.millrace.core.command.ResumeExecution;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.ExecutionTrigger;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.TaskRun;
 import io.millrace.core.expression.ExpressionException;
 import io.millrace.core.expression.Expressions;
 import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.InputDef;
 import io.millrace.core.flow.Inputs;
+import io.millrace.core.flow.Pause;
 import io.millrace.core.flow.TriggerDef;
 import io.millrace.core.flow.TriggerTypes;
+import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -164,6 +172,62 @@ final class ExecutionService {
                 .thenApplyAsync(acked -> new Reply(202, Json.MAPPER.createObjectNode()
                         .put("id", executionId)
                         .put("message", "Kill of execution '" + executionId + "' requested")), executor);
+    }
+
+    /**
+     * Holds a RUNNING execution PAUSED at its next step (409 otherwise): 204 once the command is acknowledged. The
+     * executor decides on the state it has then; a pause that finds the execution no longer running changes nothing.
+     */
+    CompletableFuture<Reply> pause(String executionId) {
+        Execution execution = known(executionId);
+        if (execution.state() != State.RUNNING) {
+            throw ApiException.conflict("Execution '" + executionId + "' is not running: it is " + execution.state());
+        }
+        return publisher.publishCommand(new PauseExecution(executionId, clock.instant().truncatedTo(ChronoUnit.MILLIS)))
+                .thenApplyAsync(acked -> new Reply(204, null), executor);
+    }
+
+    /**
+     * Resumes a PAUSED execution (409 otherwise): its first PAUSED run goes on with {@code inputs}, checked here against
+     * that Pause task's {@code onResume} inputs as a start's are against the flow's (400), and again by the executor.
+     * 204 once the command is acknowledged.
+     */
+    CompletableFuture<Reply> resume(String executionId, Map<String, Object> inputs) {
+        Execution execution = known(executionId);
+        if (execution.state() != State.PAUSED) {
+            throw ApiException.conflict("Execution '" + executionId + "' is not paused: it is " + execution.state());
+        }
+        TaskRun paused = execution.taskRuns().stream().filter(r -> r.state() == State.PAUSED).findFirst().orElse(null);
+        if (paused != null) {
+            try {
+                Inputs.resolve(onResume(execution, paused), inputs);
+            } catch (Inputs.InvalidInputsException e) {
+                throw ApiException.badRequest("Invalid inputs to resume execution '" + executionId + "' at task '"
+                        + paused.taskId() + "': " + e.getMessage(), e.problems());
+            }
+        } else if (!inputs.isEmpty()) {
+            throw ApiException.badRequest("Execution '" + executionId + "' was paused by a call, not by a Pause task: it"
+                    + " takes no inputs to resume");
+        }
+        var command = new ResumeExecution(executionId, paused == null ? null : paused.id(), inputs,
+                clock.instant().truncatedTo(ChronoUnit.MILLIS));
+        return publisher.publishCommand(command).thenApplyAsync(acked -> new Reply(204, null), executor);
+    }
+
+    /** The {@code onResume} inputs of the Pause task whose run waits, in the execution's own revision of its flow. */
+    private List<InputDef> onResume(Execution execution, TaskRun paused) {
+        Flow flow = readModel.flowRevision(execution.namespace(), execution.flowId(), execution.flowRevision())
+                .map(FlowMapper::fromRecord)
+                .orElseThrow(() -> ApiException.conflict("Flow '" + Flow.key(execution.namespace(), execution.flowId())
+                        + "' revision " + execution.flowRevision() + " of execution '" + execution.id()
+                        + "' is not known to this gateway"));
+        return flow.task(paused.taskId()).orElse(null) instanceof Pause pause && pause.onResume() != null
+                ? pause.onResume() : List.of();
+    }
+
+    private Execution known(String executionId) {
+        return readModel.execution(executionId).map(ExecutionJson::execution)
+                .orElseThrow(() -> ApiException.notFound("Execution '" + executionId + "' not found"));
     }
 
     /** {@code {"results": [executions], "total": n}}, as Kestra's search answers. */

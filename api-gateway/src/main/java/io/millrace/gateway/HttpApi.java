@@ -12,7 +12,9 @@ import io.millrace.serdes.avro.LogRecord;
 import jakarta.servlet.DispatcherType;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -39,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * GET  /api/v1/flows/{namespace}/{id}            200 {namespace,id,revision,source} | 404
  * DELETE /api/v1/flows/{namespace}/{id}          204 | 404   (a revision that deletes it; its triggers stop)
  * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra)
+ * POST /api/v1/executions/{id}/pause             204 | 404 | 409 (not RUNNING)
+ * POST /api/v1/executions/{id}/resume            204 | 400 (onResume inputs) | 404 | 409 (not PAUSED)
+ *                                                (body {"inputs": {...}}, or a form with one field an input)
  * POST /api/v1/executions/{namespace}/{flowId}   200 | 202 (wait timed out) | 400 | 404 | 409 (flow disabled)
  *                                                | 429 (waiters) | 503 (executor backlog)
  * GET|POST|PUT /api/v1/executions/webhook/{namespace}/{flowId}/{key}
@@ -135,6 +140,9 @@ final class HttpApi {
         // Before the start route, which would otherwise read ".../{id}/kill" as namespace {id}, flow "kill".
         app.post("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id")), executor));
         app.delete("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id")), executor));
+        app.post("/api/v1/executions/{id}/pause", ctx -> answer(ctx, executions.pause(ctx.pathParam("id")), executor));
+        app.post("/api/v1/executions/{id}/resume", ctx -> answer(ctx,
+                executions.resume(ctx.pathParam("id"), resumeInputs(ctx)), executor));
         app.post("/api/v1/executions/{namespace}/{flowId}", ctx -> {
             var request = ExecutionRequest.parse(ctx.body());
             Optional<Duration> wait = ExecutionRequest.wait(ctx.queryParam("wait"))
@@ -155,6 +163,21 @@ final class HttpApi {
         return app;
     }
 
+    /** A resume's inputs: a JSON body {@code {"inputs": {...}}}, or a form (Kestra's multipart) with one field an input. */
+    private static Map<String, Object> resumeInputs(Context ctx) {
+        String type = ctx.contentType() == null ? "" : ctx.contentType().toLowerCase(Locale.ROOT);
+        if (type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded")) {
+            var inputs = new LinkedHashMap<String, Object>();
+            ctx.formParamMap().forEach((name, values) -> inputs.put(name, values.size() == 1 ? values.getFirst() : values));
+            return inputs;
+        }
+        var request = ExecutionRequest.parse(ctx.body());
+        if (!request.labels().isEmpty()) {
+            throw ApiException.badRequest("Expected only inputs to resume an execution with, but labels were given");
+        }
+        return request.inputs();
+    }
+
     private static WebhookCall webhookCall(Context ctx) {
         var headers = new java.util.LinkedHashMap<String, List<String>>();
         for (String name : java.util.Collections.list(ctx.req().getHeaderNames())) {
@@ -172,7 +195,9 @@ final class HttpApi {
     /** Writes an asynchronous answer, or the error it failed with, without holding a server thread meanwhile. */
     private static void answer(Context ctx, CompletableFuture<ExecutionService.Reply> reply, Executor executor) {
         ctx.future(() -> reply.handleAsync((ok, failure) -> {
-            if (failure == null) {
+            if (failure == null && ok.body() == null) {
+                ctx.status(ok.status());
+            } else if (failure == null) {
                 ctx.status(ok.status()).json(ok.body());
             } else {
                 failed(ctx, failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);

@@ -70,6 +70,19 @@ final class ReadModel implements AutoCloseable {
         return streams.awaitRunning(timeout);
     }
 
+    /** One stored revision of a flow; none when it is not stored or does not decode (counted). */
+    Optional<FlowRecord> flowRevision(String namespace, String id, int revision) {
+        return query(() -> {
+            try {
+                return Optional.ofNullable(this.<FlowRecord>store(ReadModelTopology.FLOWS_STORE)
+                        .get(FlowMapper.key(namespace, id, revision)));
+            } catch (SerializationException e) {
+                undecodable.skipped(Undecodable.Kind.FLOWS, namespace + "/" + id, e);
+                return Optional.empty();
+            }
+        });
+    }
+
     /** The highest stored revision of a flow; none when it does not decode (counted). */
     Optional<FlowRecord> latestFlow(String namespace, String id) {
         return query(() -> {

@@ -58,6 +58,13 @@ final class ConformanceApi {
         return lines;
     }
 
+    /** Resumes a PAUSED execution with {@code inputs} (missing: none), as a person would through the API. */
+    Reply resume(String id, JsonNode inputs) throws IOException, InterruptedException {
+        var body = Json.MAPPER.createObjectNode();
+        body.set("inputs", inputs.isObject() ? inputs : Json.MAPPER.createObjectNode());
+        return send("POST", "/executions/" + id + "/resume", body.toString());
+    }
+
     void kill(String id) throws IOException, InterruptedException {
         send("POST", "/executions/" + id + "/kill", null);
     }

@@ -59,7 +59,30 @@ enum CrashFlow {
             inputs:
               - id: n
                 type: INT
-            """, 40, Duration.ofMillis(100), Map.of("parallel", 1, "each", 1, "item", 20, "flaky", 1), Map.of("flaky", 2));
+            """, 40, Duration.ofMillis(100), Map.of("parallel", 1, "each", 1, "item", 20, "flaky", 1), Map.of("flaky", 2)),
+
+    /**
+     * A Pause that resumes by itself after two seconds between two worker tasks: killed while most executions wait,
+     * each resumes once (its run paused once), its delay kept across the restart.
+     */
+    PAUSED("""
+            id: crash-paused
+            namespace: test.crash
+            tasks:
+              - id: first
+                type: io.kestra.plugin.core.output.OutputValues
+                values:
+                  n: "{{ inputs.n }}"
+              - id: wait
+                type: io.kestra.plugin.core.flow.Pause
+                delay: PT2S
+              - id: second
+                type: io.kestra.plugin.core.log.Log
+                message: "done {{ outputs.first.values.n }}"
+            inputs:
+              - id: n
+                type: INT
+            """, 40, Duration.ofMillis(100), Map.of("first", 1, "wait", 1, "second", 1), Map.of());
 
     final String yaml;
     final int executions;

@@ -15,6 +15,7 @@ import io.millrace.serdes.avro.AttemptRecord;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionCompletedEvent;
 import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.StateHistoryRecord;
 import io.millrace.serdes.avro.StateValue;
 import io.millrace.serdes.avro.TaskRunRecord;
 import io.millrace.worker.Worker;
@@ -119,6 +120,11 @@ class ExecutorCrashRecoveryTest {
                 .isEqualTo(flow.runsPerTask);
         assertThat(runs).as("runs of %s", execution.id()).allSatisfy(run -> {
             assertThat(run.getState()).isEqualTo(StateValue.SUCCESS);
+            if (run.getTaskId().equals("wait")) { // paused and resumed once: its delay kept, and fired once
+                assertThat(run.getHistories()).extracting(StateHistoryRecord::getState).as("states of %s", run.getId())
+                        .containsExactly(StateValue.CREATED, StateValue.RUNNING, StateValue.PAUSED, StateValue.RUNNING,
+                                StateValue.SUCCESS);
+            }
             var states = new ArrayList<>(Collections.nCopies(flow.attemptsPerRun(run.getTaskId()) - 1, StateValue.FAILED));
             states.add(StateValue.SUCCESS);
             assertThat(run.getAttempts().stream().filter(a -> !a.getLost()).map(AttemptRecord::getState))

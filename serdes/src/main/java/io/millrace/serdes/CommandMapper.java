@@ -3,10 +3,14 @@ package io.millrace.serdes;
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
+import io.millrace.core.command.PauseExecution;
+import io.millrace.core.command.ResumeExecution;
 import io.millrace.core.command.TaskResult;
 import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.CreateExecutionPayload;
 import io.millrace.serdes.avro.KillExecutionPayload;
+import io.millrace.serdes.avro.PauseExecutionPayload;
+import io.millrace.serdes.avro.ResumeExecutionPayload;
 import io.millrace.serdes.avro.TaskResultRecord;
 
 /** Maps commands and worker results between domain records and their Avro form. */
@@ -19,6 +23,8 @@ public final class CommandMapper {
             case CreateExecution c -> new CreateExecutionPayload(c.namespace(), c.flowId(), c.revision(),
                     Json.write(c.inputs()), c.labels(), c.requestedAt(), ExecutionMapper.toRecord(c.trigger()));
             case KillExecution k -> new KillExecutionPayload(k.requestedAt());
+            case PauseExecution p -> new PauseExecutionPayload(p.requestedAt());
+            case ResumeExecution r -> new ResumeExecutionPayload(r.taskRunId(), Json.write(r.inputs()), r.requestedAt());
             default -> throw new IllegalArgumentException("Expected a command for the commands topic, but got "
                     + command.getClass().getSimpleName());
         };
@@ -31,6 +37,9 @@ public final class CommandMapper {
                     c.getFlowId(), c.getRevision(), Json.readMap(c.getInputsJson()), c.getLabels(), c.getRequestedAt(),
                     ExecutionMapper.fromRecord(c.getTrigger()));
             case KillExecutionPayload k -> new KillExecution(record.getExecutionId(), k.getRequestedAt());
+            case PauseExecutionPayload p -> new PauseExecution(record.getExecutionId(), p.getRequestedAt());
+            case ResumeExecutionPayload r -> new ResumeExecution(record.getExecutionId(), r.getTaskRunId(),
+                    Json.readMap(r.getInputsJson()), r.getRequestedAt());
             default -> throw new IllegalArgumentException("Unknown command payload " + record.getPayload());
         };
     }

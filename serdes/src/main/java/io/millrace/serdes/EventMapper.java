@@ -11,7 +11,9 @@ import io.millrace.core.event.TaskRunAttemptStarted;
 import io.millrace.core.event.TaskRunCompleted;
 import io.millrace.core.event.TaskRunCreated;
 import io.millrace.core.event.TaskRunLeaseExtended;
+import io.millrace.core.event.TaskRunPaused;
 import io.millrace.core.event.TaskRunReset;
+import io.millrace.core.event.TaskRunResumed;
 import io.millrace.core.event.TaskRunRetrying;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionCompletedEvent;
@@ -23,7 +25,9 @@ import io.millrace.serdes.avro.TaskRunAttemptStartedEvent;
 import io.millrace.serdes.avro.TaskRunCompletedEvent;
 import io.millrace.serdes.avro.TaskRunCreatedEvent;
 import io.millrace.serdes.avro.TaskRunLeaseExtendedEvent;
+import io.millrace.serdes.avro.TaskRunPausedEvent;
 import io.millrace.serdes.avro.TaskRunResetEvent;
+import io.millrace.serdes.avro.TaskRunResumedEvent;
 import io.millrace.serdes.avro.TaskRunRetryingEvent;
 
 /** Maps events between domain records and the Avro envelope of the events topic. */
@@ -48,6 +52,8 @@ public final class EventMapper {
                     Json.write(e.outputs()), e.error());
             case TaskRunRetrying e -> new TaskRunRetryingEvent(e.taskRunId(), e.attempt(), e.error(), e.retryAt());
             case TaskRunReset e -> new TaskRunResetEvent(e.taskRunId());
+            case TaskRunPaused e -> new TaskRunPausedEvent(e.taskRunId());
+            case TaskRunResumed e -> new TaskRunResumedEvent(e.taskRunId(), Json.write(e.outputs()));
         };
         return new EventRecord(executionId, event.at(), payload);
     }
@@ -72,6 +78,8 @@ public final class EventMapper {
                     Json.readMap(e.getOutputsJson()), e.getError(), at);
             case TaskRunRetryingEvent e -> new TaskRunRetrying(e.getTaskRunId(), e.getAttempt(), e.getError(), e.getRetryAt(), at);
             case TaskRunResetEvent e -> new TaskRunReset(e.getTaskRunId(), at);
+            case TaskRunPausedEvent e -> new TaskRunPaused(e.getTaskRunId(), at);
+            case TaskRunResumedEvent e -> new TaskRunResumed(e.getTaskRunId(), Json.readMap(e.getOutputsJson()), at);
             default -> throw new IllegalArgumentException("Unknown event payload " + record.getPayload().getClass().getSimpleName());
         };
     }

@@ -17,7 +17,9 @@ public record Timer(String executionId, Kind kind, String taskRunId, int attempt
         /** A RETRYING task run's wait is over: start its next attempt. {@code attempt} is the one that failed. */
         RETRY,
         /** A flowable's {@code timeout} is over: fail it unless its attempt ended already. */
-        TIMEOUT
+        TIMEOUT,
+        /** A PAUSED run's delay (it resumes) or timeout (it fails) is over, unless it was resumed first. */
+        RESUME
     }
 
     /** The wake-up that ends a finished execution's retention. */

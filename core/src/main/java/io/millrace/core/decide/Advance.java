@@ -10,6 +10,7 @@ import io.millrace.core.expression.Expressions;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.Flowable;
 import io.millrace.core.flow.OutputDef;
+import io.millrace.core.flow.Pause;
 import io.millrace.core.flow.Sequential;
 import io.millrace.core.flow.TaskDef;
 import io.millrace.core.flow.TaskOptions;
@@ -76,9 +77,12 @@ final class Advance {
         touched.add(flowableRunId == null ? TaskRuns.ROOT : flowableRunId);
     }
 
-    /** Looks at every touched flowable until none is left; ends the execution when its root is done. */
+    /**
+     * Looks at every touched flowable until none is left; ends the execution when its root is done. A PAUSED execution
+     * starts nothing: it is looked at again when it goes on ({@link Pausing}).
+     */
     void run() {
-        while (!touched.isEmpty() && !step.execution().state().isTerminal()) {
+        while (!touched.isEmpty() && !step.execution().state().isTerminal() && step.execution().state() != State.PAUSED) {
             String next = touched.getFirst();
             touched.remove(next);
             if (next.equals(TaskRuns.ROOT)) {
@@ -104,6 +108,10 @@ final class Advance {
         if (!(task instanceof Flowable flowable)) {
             life.end(run, task, State.FAILED, Map.of(), "Expected '" + run.taskId() + "' to be a flowable of the flow, "
                     + "but it is not");
+            return;
+        }
+        if (behaviours.of(flowable).holds(flowable, run) && flowable instanceof Pause pause) {
+            Pausing.hold(this, run, pause);
             return;
         }
         var scope = new RunScope(run, flowable);

@@ -10,7 +10,9 @@ import io.millrace.core.event.TaskRunAttemptStarted;
 import io.millrace.core.event.TaskRunCompleted;
 import io.millrace.core.event.TaskRunCreated;
 import io.millrace.core.event.TaskRunLeaseExtended;
+import io.millrace.core.event.TaskRunPaused;
 import io.millrace.core.event.TaskRunReset;
+import io.millrace.core.event.TaskRunResumed;
 import io.millrace.core.event.TaskRunRetrying;
 import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
@@ -56,6 +58,13 @@ public final class Appliers {
         register(TaskRunReset.class, (e, s) -> {
             updateRun(s, e.taskRunId(), run -> run.transition(State.CREATED, e.at()).withError(null));
             s.putOutputs(e.taskRunId(), Map.of()); // what the earlier attempt output is no longer this run's
+        });
+        register(TaskRunPaused.class, (e, s) -> updateRun(s, e.taskRunId(), run -> run.transition(State.PAUSED, e.at())));
+        register(TaskRunResumed.class, (e, s) -> {
+            updateRun(s, e.taskRunId(), run -> run.transition(State.RUNNING, e.at()));
+            if (!e.outputs().isEmpty()) {
+                s.putOutputs(e.taskRunId(), e.outputs());
+            }
         });
         register(TaskRunCompleted.class, (e, s) -> {
             updateRun(s, e.taskRunId(), run -> endRunningAttempt(run, e.state(), e).transition(e.state(), e.at())

@@ -5,6 +5,7 @@ import io.millrace.core.flow.Flowable;
 import io.millrace.core.flow.ForEach;
 import io.millrace.core.flow.If;
 import io.millrace.core.flow.Parallel;
+import io.millrace.core.flow.Pause;
 import io.millrace.core.flow.Sequential;
 import io.millrace.core.flow.Switch;
 import java.util.HashMap;
@@ -22,6 +23,7 @@ final class Behaviours {
         register(If.class, new IfBehaviour());
         register(Switch.class, new SwitchBehaviour());
         register(ForEach.class, new ForEachBehaviour());
+        register(Pause.class, new PauseBehaviour());
     }
 
     private <F extends Flowable> void register(Class<F> type, FlowableBehaviour<F> behaviour) {

@@ -4,6 +4,8 @@ import io.millrace.core.cache.LruCache;
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
+import io.millrace.core.command.PauseExecution;
+import io.millrace.core.command.ResumeExecution;
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.command.Timer;
 import io.millrace.core.command.TimerFired;
@@ -39,6 +41,8 @@ public final class Decider {
         register(KillExecution.class, new KillHandler());
         register(TaskResult.class, new ResultHandler());
         register(TimerFired.class, timers);
+        register(PauseExecution.class, new PauseHandler());
+        register(ResumeExecution.class, new ResumeHandler());
     }
 
     private <C extends Command> void register(Class<C> type, CommandHandler<C> handler) {

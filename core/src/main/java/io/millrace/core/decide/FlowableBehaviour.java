@@ -1,6 +1,7 @@
 package io.millrace.core.decide;
 
 import io.millrace.core.execution.State;
+import io.millrace.core.execution.TaskRun;
 import io.millrace.core.flow.Flowable;
 import java.util.Map;
 
@@ -10,6 +11,11 @@ import java.util.Map;
  * ({@link #outcome}). Errors and finally branches, concurrency and propagation are the executor's, the same for all.
  */
 interface FlowableBehaviour<F extends Flowable> {
+
+    /** Whether the flowable's running {@code run} waits, PAUSED, before any child starts (a Pause not yet resumed). */
+    default boolean holds(F task, TaskRun run) {
+        return false;
+    }
 
     /** The children the main branch may run. Throws when the flowable cannot run (e.g. its values do not render). */
     Plan plan(F task, Scope scope) throws Scope.Failure;

@@ -8,6 +8,7 @@ import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.Pause;
 import io.millrace.core.flow.TaskDef;
 import io.millrace.core.flow.WorkerTask;
 import java.time.Instant;
@@ -18,7 +19,7 @@ import java.util.Optional;
 /**
  * What a stored state implies must have been sent and stored: the snapshot, the current attempt of every running
  * worker task with its lease timer, the retry timer of every RETRYING run, the timeout of every running flowable with
- * one, and an ended execution's purge timer. After a crash under at-least-once the state may have reached its
+ * one, the delay or timeout of every PAUSED run with one, and an ended execution's purge timer. After a crash under at-least-once the state may have reached its
  * changelog while these records and timers did not; the replayed command is then a duplicate, and this is what is sent
  * and stored again. Each timer comes from {@link Timers}, as the live decision's did, so it takes the key of the one it
  * replaces. No events: the state does not change.
@@ -57,6 +58,10 @@ final class ImpliedEffects {
     private static void ofRun(String executionId, TaskRun run, Attempt attempt, TaskDef task, List<Effect> effects) {
         if (run.state() == State.RETRYING) {
             effects.add(new Effect.ScheduleTimer(Timers.retry(executionId, run, task.options().retry())));
+        } else if (run.state() == State.PAUSED) {
+            if (task instanceof Pause pause && pause.wakeAfter() != null) {
+                effects.add(new Effect.ScheduleTimer(Timers.resume(executionId, run, pause)));
+            }
         } else if (attempt.state() == State.RUNNING && task instanceof WorkerTask workerTask) {
             effects.add(new Effect.DispatchTask(executionId, run.id(), attempt.number(), workerTask));
             effects.add(new Effect.ScheduleTimer(Timers.lease(executionId, run.id(), attempt.number(),

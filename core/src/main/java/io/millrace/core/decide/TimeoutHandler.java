@@ -20,6 +20,7 @@ final class TimeoutHandler implements TimerHandler {
                 return; // outlived: the flowable ended first
             }
             if (!advance.life().killInside(run, "Timeout of '" + run.taskId() + "' after " + task.options().timeout())) {
+                advance.life().skipReset(run); // runs a retry reset that its walk did not reach (held by a pause)
                 advance.life().end(run, task, State.FAILED, Map.of(), "Timeout after " + task.options().timeout());
             }
         });

@@ -15,6 +15,7 @@ final class TimerFiredHandler implements CommandHandler<TimerFired> {
         byKind.put(Timer.Kind.RETRY, new RetryDueHandler());
         byKind.put(Timer.Kind.TIMEOUT, new TimeoutHandler());
         byKind.put(Timer.Kind.PURGE, new PurgeHandler());
+        byKind.put(Timer.Kind.RESUME, new ResumeDueHandler());
     }
 
     @Override

@@ -2,7 +2,10 @@ package io.millrace.core.decide;
 
 import io.millrace.core.command.Timer;
 import io.millrace.core.execution.Attempt;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.StateHistory;
 import io.millrace.core.execution.TaskRun;
+import io.millrace.core.flow.Pause;
 import io.millrace.core.flow.RetryPolicy;
 import io.millrace.core.flow.TaskDef;
 import java.time.Instant;
@@ -25,6 +28,14 @@ final class Timers {
         Attempt attempt = run.currentAttempt().orElseThrow();
         return new Timer(executionId, Timer.Kind.TIMEOUT, run.id(), attempt.number(),
                 attempt.histories().getFirst().date().plus(task.options().timeout()));
+    }
+
+    /** The end of a PAUSED run's delay or timeout, from when it paused. */
+    static Timer resume(String executionId, TaskRun run, Pause pause) {
+        Instant pausedAt = run.histories().reversed().stream().filter(h -> h.state() == State.PAUSED)
+                .map(StateHistory::date).findFirst().orElseThrow();
+        return new Timer(executionId, Timer.Kind.RESUME, run.id(), run.currentAttempt().orElseThrow().number(),
+                pausedAt.plus(pause.wakeAfter()));
     }
 
     /** The end of a RETRYING run's wait, at {@code at}; {@code attempt} is the one that failed. */

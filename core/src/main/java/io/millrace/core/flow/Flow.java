@@ -140,6 +140,8 @@ public record Flow(
                 }
                 case AllowFailure allowFailure -> {
                 }
+                case Pause pause -> {
+                }
             }
             return texts;
         }

@@ -54,7 +54,7 @@ public final class FlowParser {
         List<TaskDef> tasks = tree.tasks(root.get("tasks"), "tasks", "tasks", true, 0);
         List<TaskDef> errors = tree.tasks(root.get("errors"), "errors", "errors", false, 0);
         List<TaskDef> finallyTasks = tree.tasks(root.get("finally"), "finally", "finally", false, 0);
-        List<InputDef> inputs = inputs(root.path("inputs"), problems);
+        List<InputDef> inputs = inputs(root.path("inputs"), "inputs", problems);
         List<OutputDef> outputs = outputs(root.path("outputs"), problems);
         Map<String, String> labels = labels(root.path("labels"), problems);
         Map<String, Object> variables = variables(root.path("variables"), problems);
@@ -92,19 +92,20 @@ public final class FlowParser {
         return YAML.convertValue(node, Map.class);
     }
 
-    private static List<InputDef> inputs(JsonNode node, List<String> problems) {
+    /** Inputs declared at {@code where} (a flow's {@code inputs}, a Pause's {@code onResume}). */
+    static List<InputDef> inputs(JsonNode node, String where, List<String> problems) {
         if (node.isMissingNode() || node.isNull()) {
             return List.of();
         }
         if (!node.isArray()) {
-            problems.add("Expected 'inputs' to be a list, but found " + kind(node));
+            problems.add("Expected '" + where + "' to be a list, but found " + kind(node));
             return List.of();
         }
         var result = new ArrayList<InputDef>();
         var ids = new HashSet<String>();
         for (int i = 0; i < node.size(); i++) {
             JsonNode input = node.get(i);
-            String path = "inputs[" + i + "]";
+            String path = where + "[" + i + "]";
             String id = requiredText(input, "id", path + ".", problems);
             String typeName = requiredText(input, "type", path + ".", problems);
             InputType type = null;

@@ -8,7 +8,8 @@ import java.util.List;
  * {@code errors} (run when its tasks failed; it still ends FAILED) and {@code finally} (run at its end, whatever
  * happened).
  */
-public sealed interface Flowable extends TaskDef permits Sequential, Parallel, ForEach, If, Switch, AllowFailure {
+public sealed interface Flowable extends TaskDef permits Sequential, Parallel, ForEach, If, Switch, AllowFailure,
+        Pause {
 
     List<TaskDef> errors();
 

@@ -25,6 +25,10 @@ public record TaskOptions(
     public static final TaskOptions DEFAULTS =
             new TaskOptions(null, null, null, false, false, false, TaskDef.DEFAULT_WORKER_GROUP, null, null);
 
+    public TaskOptions withTimeout(Duration value) {
+        return new TaskOptions(retry, value, runIf, allowFailure, allowWarning, disabled, workerGroup, description, logLevel);
+    }
+
     public TaskOptions withDisabled(boolean value) {
         return new TaskOptions(retry, timeout, runIf, allowFailure, allowWarning, value, workerGroup, description, logLevel);
     }

@@ -41,7 +41,8 @@ final class TaskTreeParser {
             TaskTypes.EACH_PARALLEL, (n, id, type, o) -> forEach(n, id, type, o, "value", n.count("concurrent", 0), true),
             TaskTypes.IF, (n, id, type, o) -> new If(id, o, n.requiredText("condition"), n.tasks("then", true),
                     n.tasks("else", false), n.tasks("errors", false), n.tasks("finally", false)),
-            TaskTypes.SWITCH, TaskTreeParser::switchTask);
+            TaskTypes.SWITCH, TaskTreeParser::switchTask,
+            TaskTypes.PAUSE, TaskTreeParser::pause);
 
     final List<String> problems;
     private final Set<String> ids = new HashSet<>();
@@ -177,6 +178,23 @@ final class TaskTreeParser {
             node.problem("Expected 'cases' or 'defaults' at " + node.where + ", but it has neither");
         }
         return new Switch(id, options, value, cases, defaults, node.tasks("errors", false), node.tasks("finally", false));
+    }
+
+    /**
+     * A Pause's {@code timeout} is how long it waits to be resumed (then it fails), not a time limit on its run;
+     * {@code pauseDuration} is the newer name of {@code delay}.
+     */
+    private static TaskDef pause(TaskNode node, String id, String type, TaskOptions options) {
+        Duration delay = duration(node, "delay");
+        Duration newerDelay = duration(node, "pauseDuration");
+        if (delay != null && newerDelay != null) {
+            node.problem("Expected one of 'delay' and 'pauseDuration' at " + node.where + ", but both are set");
+        }
+        JsonNode onResume = node.get("onResume");
+        List<InputDef> inputs = onResume == null ? null
+                : FlowParser.inputs(onResume, node.where + ".onResume", node.parser.problems);
+        return new Pause(id, options.withTimeout(null), delay != null ? delay : newerDelay, options.timeout(), inputs,
+                node.tasks("tasks", false), node.tasks("errors", false), node.tasks("finally", false));
     }
 
     private TaskOptions options(TaskNode node) {

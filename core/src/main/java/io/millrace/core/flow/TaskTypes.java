@@ -27,6 +27,7 @@ public final class TaskTypes {
     public static final String IF = "io.kestra.plugin.core.flow.If";
     public static final String SWITCH = "io.kestra.plugin.core.flow.Switch";
     public static final String ALLOW_FAILURE = "io.kestra.plugin.core.flow.AllowFailure";
+    public static final String PAUSE = "io.kestra.plugin.core.flow.Pause";
 
     /** Every worker type, by its canonical (Kestra) name. */
     public static final Set<String> RUNNABLE = Set.of(LOG, RETURN, OUTPUT_VALUES, SLEEP, TRANSFORM_VALUE, FAIL, HTTP_REQUEST,
@@ -34,14 +35,13 @@ public final class TaskTypes {
 
     /** Every flowable type, by its canonical (Kestra) name. */
     public static final Set<String> FLOWABLE =
-            Set.of(SEQUENTIAL, PARALLEL, FOR_EACH, EACH_SEQUENTIAL, EACH_PARALLEL, IF, SWITCH, ALLOW_FAILURE);
+            Set.of(SEQUENTIAL, PARALLEL, FOR_EACH, EACH_SEQUENTIAL, EACH_PARALLEL, IF, SWITCH, ALLOW_FAILURE, PAUSE);
 
     /** Kestra types this engine does not run yet, and why a flow using one is refused. */
     public static final Map<String, String> NOT_YET = Map.of(
             "io.kestra.plugin.core.flow.Subflow", "subflows are not supported yet",
             "io.kestra.plugin.core.flow.Flow", "subflows are not supported yet",
             "io.kestra.plugin.core.flow.ForEachItem", "subflows are not supported yet",
-            "io.kestra.plugin.core.flow.Pause", "pause and resume are not supported yet",
             "io.kestra.plugin.core.flow.WaitFor", "WaitFor is not supported yet",
             "io.kestra.plugin.core.flow.Dag", "Dag is not supported yet",
             "io.kestra.plugin.core.flow.Template", "templates are not supported");
@@ -64,8 +64,10 @@ public final class TaskTypes {
         aliases.put("if", IF);
         aliases.put("switch", SWITCH);
         aliases.put("allow-failure", ALLOW_FAILURE);
+        aliases.put("pause", PAUSE);
         // the names of Kestra's core tasks before 0.17, which older flows still use
-        for (String flowable : Set.of("Sequential", "Parallel", "EachSequential", "EachParallel", "Switch", "AllowFailure")) {
+        for (String flowable : Set.of("Sequential", "Parallel", "EachSequential", "EachParallel", "Switch", "AllowFailure",
+                "Pause")) {
             aliases.put("io.kestra.core.tasks.flows." + flowable, "io.kestra.plugin.core.flow." + flowable);
         }
         aliases.put("io.kestra.core.tasks.flows.ForEach", FOR_EACH);

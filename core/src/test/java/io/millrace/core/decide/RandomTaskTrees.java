@@ -5,6 +5,7 @@ import io.millrace.core.flow.Flowable;
 import io.millrace.core.flow.ForEach;
 import io.millrace.core.flow.If;
 import io.millrace.core.flow.Parallel;
+import io.millrace.core.flow.Pause;
 import io.millrace.core.flow.RetryPolicy;
 import io.millrace.core.flow.Sequential;
 import io.millrace.core.flow.Switch;
@@ -54,7 +55,7 @@ final class RandomTaskTrees {
             return new WorkerTask(id("w"), TaskTypes.LOG, options(false), Map.of("message", "m"));
         }
         int inner = depth + 1;
-        return switch (random.nextInt(6)) {
+        return switch (random.nextInt(7)) {
             case 0 -> new Sequential(id("seq"), options(true), tasks(0, 3, inner, false), errors(inner),
                     finallyTasks(inner));
             case 1 -> new Parallel(id("par"), options(true), random.nextInt(3), tasks(0, 3, inner, false),
@@ -63,6 +64,7 @@ final class RandomTaskTrees {
             case 3 -> new If(id("if"), options(true), condition(inLoop), tasks(0, 2, inner, false),
                     tasks(0, 2, inner, false), errors(inner), finallyTasks(inner));
             case 4 -> choice(inner, inLoop);
+            case 5 -> pause(inner);
             default -> new AllowFailure(id("allow"), options(true), tasks(0, 3, inner, false), errors(inner),
                     finallyTasks(inner));
         };
@@ -82,6 +84,17 @@ final class RandomTaskTrees {
         boolean apart = random.nextInt(3) == 0;
         return new ForEach(id, apart ? TaskTypes.EACH_PARALLEL : TaskTypes.FOR_EACH, options, given, random.nextInt(3),
                 apart, tasks(0, 2, inner, true), errors(inner), finallyTasks(inner));
+    }
+
+    /** A Pause resumed by a call, by a delay, or failed by a timeout, sometimes with tasks of its own. */
+    private Pause pause(int inner) {
+        String id = id("pause");
+        TaskOptions options = options(true).withTimeout(null);
+        int roll = random.nextInt(3);
+        Duration delay = roll == 1 ? Duration.ofSeconds(1 + random.nextInt(30)) : null;
+        Duration timeout = roll == 2 ? Duration.ofSeconds(1 + random.nextInt(30)) : null;
+        return new Pause(id, options, delay, timeout, null, tasks(0, 2, inner, false), errors(inner),
+                finallyTasks(inner));
     }
 
     private Switch choice(int inner, boolean inLoop) {
@@ -143,6 +156,8 @@ final class RandomTaskTrees {
                 return text.toString();
             }
             case Parallel parallel -> text.append("{concurrent=").append(parallel.concurrent()).append('}');
+            case Pause pause -> text.append("{delay=").append(pause.delay()).append(" timeout=").append(pause.timeout())
+                    .append('}');
             case ForEach each -> text.append('{').append(each.eachTaskApart() ? "apart " : "").append(each.values())
                     .append(" limit=").append(each.concurrencyLimit()).append('}');
             case If branch -> text.append('{').append(branch.condition()).append(" then=").append(summary(branch.then()))

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
+import io.millrace.core.command.PauseExecution;
+import io.millrace.core.command.ResumeExecution;
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.command.Timer;
 import io.millrace.core.command.TimerFired;
@@ -225,6 +227,8 @@ class ReplayPropertyTest {
                         + " due " + f.timer().dueAt();
                 case CreateExecution c -> "CreateExecution inputs=" + c.inputs();
                 case KillExecution k -> "KillExecution";
+                case PauseExecution p -> "PauseExecution";
+                case ResumeExecution r -> "ResumeExecution " + (r.taskRunId() == null ? "" : runLabel(r.taskRunId()));
             };
         }
 
@@ -353,11 +357,17 @@ class ReplayPropertyTest {
                         continue;
                     }
                     any = true;
-                    if (random.nextInt(5) == 0) {
+                    if (execution.state() == State.PAUSED && random.nextInt(3) == 0) {
+                        run.decide(new ResumeExecution(run.id, null, Map.of(), now)); // as a person would, in time
+                    } else if (random.nextInt(5) == 0) {
                         advanceClock();
                         run.fireTimer();
                     } else if (!run.answerOpenAttempt()) {
-                        run.fireNextDueTimer();
+                        if (execution.state() == State.PAUSED && run.pending.isEmpty()) {
+                            run.decide(new ResumeExecution(run.id, null, Map.of(), now)); // nothing else moves it
+                        } else {
+                            run.fireNextDueTimer();
+                        }
                     }
                 }
                 if (!any) {
@@ -624,8 +634,38 @@ class ReplayPropertyTest {
                             assertThat(decision.events()).as("events of a retry for a run not waiting on it").isEmpty();
                         }
                     }
+                    case TimerFired fired when fired.timer().kind() == Timer.Kind.RESUME -> {
+                        Timer timer = fired.timer();
+                        boolean waiting = before.taskRun(timer.taskRunId())
+                                .filter(r -> r.state() == State.PAUSED)
+                                .flatMap(TaskRun::currentAttempt)
+                                .filter(a -> a.number() == timer.attempt()).isPresent();
+                        assertThat(decision.rejection()).isEmpty();
+                        assertThat(decision.events()).as("events of a pause's timer").hasSizeGreaterThan(waiting ? 0 : -1);
+                        if (!waiting) {
+                            assertThat(decision.events()).as("events of a pause's timer for a run not waiting").isEmpty();
+                        } else {
+                            assertThat(state.execution().orElseThrow().taskRun(timer.taskRunId()).orElseThrow().state())
+                                    .as("a waiting pause's run after its timer").isNotEqualTo(State.PAUSED);
+                        }
+                    }
                     case TimerFired fired -> checkTimeoutOutcome(fired.timer(), before, decision);
                     case KillExecution kill -> assertThat(state.execution().orElseThrow().state()).isEqualTo(State.KILLED);
+                    case PauseExecution pause -> {
+                        if (before.state() == State.RUNNING) {
+                            assertThat(state.execution().orElseThrow().state()).isEqualTo(State.PAUSED);
+                        } else {
+                            assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.STALE);
+                        }
+                    }
+                    case ResumeExecution resume -> {
+                        if (before.state() == State.PAUSED) {
+                            assertThat(decision.rejection()).as("a resume of a paused execution").isEmpty();
+                            assertThat(decision.events()).isNotEmpty();
+                        } else {
+                            assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.STALE);
+                        }
+                    }
                     case CreateExecution create -> assertThat(decision.rejection()).map(Rejection::kind)
                             .hasValue(Rejection.Kind.DUPLICATE);
                 }
@@ -802,13 +842,15 @@ class ReplayPropertyTest {
                 check(nested ? run.lostAttempts() <= settings.maxLostAttempts() + resets
                         : attempts.size() <= settings.maxLostAttempts(),
                         () -> "attempts of " + runLabel(run.id()) + " (reset " + resets + " times): " + attempts);
-                // only the last attempt may still run, and only while its task run runs (not RETRYING, nor reset)
+                // only the last attempt may still run, and only while its task run runs or waits (not RETRYING, nor reset)
                 for (int i = 0; i < attempts.size() - 1; i++) {
                     Attempt earlier = attempts.get(i);
                     check(earlier.state().isTerminal(), () -> "attempt " + earlier.number() + " of "
                             + runLabel(run.id()) + " is " + earlier.state() + " but is not the last");
                 }
-                run.currentAttempt().ifPresent(a -> check(a.state().isTerminal() == (run.state() != State.RUNNING),
+                // (a PAUSED run's attempt stays open until it is resumed)
+                run.currentAttempt().ifPresent(a -> check(a.state().isTerminal()
+                        == (run.state() != State.RUNNING && run.state() != State.PAUSED),
                         () -> "attempt " + a.number() + " of " + runLabel(run.id()) + " is " + a.state()
                                 + " while the run is " + run.state()));
             }

@@ -1,0 +1,135 @@
+package io.millrace.app;
+
+import static io.millrace.app.StandaloneEndToEndTest.send;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.millrace.config.ConfigLoader;
+import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.Json;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Pause and resume over REST, as a person approving a step would: one engine, the real broker. */
+class PauseEndToEndTest {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final String APPROVAL = """
+            id: approval
+            namespace: company.team
+            tasks:
+              - id: wait_for_approval
+                type: io.kestra.plugin.core.flow.Pause
+                onResume:
+                  - {id: approved, type: BOOLEAN}
+                  - {id: reason, type: STRING, defaults: Well-deserved vacation}
+              - id: decision
+                type: io.kestra.plugin.core.output.OutputValues
+                values:
+                  approved: "{{ outputs.wait_for_approval.onResume.approved }}"
+                  reason: "{{ outputs.wait_for_approval.onResume.reason }}"
+            """;
+    private static final String SLOW = """
+            id: slow
+            namespace: company.team
+            tasks:
+              - {id: nap, type: io.kestra.plugin.core.flow.Sleep, duration: PT2S}
+              - {id: after, type: io.kestra.plugin.core.log.Log, message: awake}
+            """;
+
+    @TempDir
+    Path stateDir;
+
+    @Test
+    void shouldPauseResumeWithCheckedInputsAndAnswer409WhenNotPausedOrRunning() throws Exception {
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("pause", stateDir, "port", "0"), null);
+        try (Engine engine = Engine.start(config)) {
+            String api = "http://localhost:" + engine.port() + "/api/v1";
+            send("POST", api + "/flows", APPROVAL, 200);
+            send("POST", api + "/flows", SLOW, 200);
+
+            // given: an execution waiting for approval
+            String id = send("POST", api + "/executions/company.team/approval", null, 200).path("id").asText();
+            JsonNode paused = await(api, id, e -> state(e).equals("PAUSED"));
+            assertThat(paused.at("/taskRunList/0/state/current").asText()).isEqualTo("PAUSED");
+
+            // when / then: inputs that do not match onResume are refused, a paused execution cannot pause again
+            JsonNode refused = send("POST", api + "/executions/" + id + "/resume", "{\"inputs\": {\"approved\": \"maybe\"}}", 400);
+            assertThat(refused.toString()).contains("approved").contains("BOOLEAN");
+            send("POST", api + "/executions/" + id + "/pause", null, 409);
+            send("POST", api + "/executions/nope/resume", "{}", 404);
+
+            // when: resumed with Kestra's multipart form
+            assertThat(multipart(api + "/executions/" + id + "/resume", Map.of("approved", "true"))).isEqualTo(204);
+
+            // then
+            JsonNode done = await(api, id, e -> state(e).equals("SUCCESS"));
+            assertThat(done.at("/taskRunList/1/outputs/values/approved").asText()).isEqualTo("true");
+            assertThat(done.at("/taskRunList/1/outputs/values/reason").asText()).isEqualTo("Well-deserved vacation");
+            assertThat(done.at("/taskRunList/0/outputs/onResume/approved").asBoolean()).isTrue();
+            assertThat(done.at("/state/histories").findValuesAsText("state"))
+                    .containsExactly("CREATED", "RUNNING", "PAUSED", "RUNNING", "SUCCESS");
+            send("POST", api + "/executions/" + id + "/resume", "{}", 409);
+
+            // and given: a running execution paused by a call while its first task sleeps
+            String slow = send("POST", api + "/executions/company.team/slow", null, 200).path("id").asText();
+            await(api, slow, e -> state(e).equals("RUNNING"));
+            send("POST", api + "/executions/" + slow + "/pause", null, 204);
+
+            // then: the sleep ends, nothing starts after it
+            JsonNode held = await(api, slow, e -> state(e).equals("PAUSED")
+                    && e.at("/taskRunList/0/state/current").asText().equals("SUCCESS"));
+            Thread.sleep(500);
+            assertThat(get(api, slow).path("taskRunList")).as("%s", held).hasSize(1);
+
+            // when: resumed with a JSON body
+            send("POST", api + "/executions/" + slow + "/resume", "{\"inputs\": {}}", 204);
+
+            // then
+            assertThat(await(api, slow, e -> state(e).equals("SUCCESS")).path("taskRunList")).hasSize(2);
+        }
+    }
+
+    private static int multipart(String url, Map<String, String> fields) throws Exception {
+        String boundary = "millrace-test-boundary";
+        var body = new StringBuilder();
+        fields.forEach((name, value) -> body.append("--").append(boundary).append("\r\n")
+                .append("Content-Disposition: form-data; name=\"").append(name).append("\"\r\n\r\n")
+                .append(value).append("\r\n"));
+        body.append("--").append(boundary).append("--\r\n");
+        var request = HttpRequest.newBuilder(URI.create(url))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private static JsonNode await(String api, String id, Predicate<JsonNode> until) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        JsonNode last = null;
+        while (System.nanoTime() < deadline) {
+            last = get(api, id);
+            if (last != null && until.test(last)) {
+                return last;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("Expected execution " + id + " to reach the state wanted within 60 s, but it is " + last);
+    }
+
+    private static JsonNode get(String api, String id) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(api + "/executions/" + id)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        return response.statusCode() == 200 ? Json.MAPPER.readTree(response.body()) : null;
+    }
+
+    private static String state(JsonNode execution) {
+        return execution.at("/state/current").asText();
+    }
+}
