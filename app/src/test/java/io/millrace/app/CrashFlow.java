@@ -4,6 +4,8 @@ import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
 import io.millrace.core.flow.FlowValidationException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -82,7 +84,43 @@ enum CrashFlow {
             inputs:
               - id: n
                 type: INT
-            """, 40, Duration.ofMillis(100), Map.of("first", 1, "wait", 1, "second", 1), Map.of());
+            """, 40, Duration.ofMillis(100), Map.of("first", 1, "wait", 1, "second", 1), Map.of()),
+
+    /**
+     * A Subflow between two worker tasks, whose child pauses a second: killed while parents wait on children spread
+     * over the partitions, each child starts once and each parent hears of its end once.
+     */
+    SUBFLOW("""
+            id: crash-parent
+            namespace: test.crash
+            tasks:
+              - id: first
+                type: io.kestra.plugin.core.output.OutputValues
+                values:
+                  n: "{{ inputs.n }}"
+              - id: call
+                type: io.kestra.plugin.core.flow.Subflow
+                namespace: test.crash
+                flowId: crash-child
+                inputs:
+                  n: "{{ outputs.first.values.n }}"
+              - id: second
+                type: io.kestra.plugin.core.log.Log
+                message: "done {{ outputs.call.executionId }}"
+            inputs:
+              - id: n
+                type: INT
+            """, 50, Duration.ofMillis(80), Map.of("first", 1, "call", 1, "second", 1), Map.of(), """
+            id: crash-child
+            namespace: test.crash
+            tasks:
+              - id: wait
+                type: io.kestra.plugin.core.flow.Pause
+                delay: PT1S
+            inputs:
+              - id: n
+                type: INT
+            """);
 
     final String yaml;
     final int executions;
@@ -93,9 +131,13 @@ enum CrashFlow {
     /** Task id to its runs' attempts that were not lost, where more than one. */
     private final Map<String, Integer> attemptsPerRun;
 
+    /** Other flows it calls, posted with it. */
+    final List<String> calls;
+
     CrashFlow(String yaml, int executions, Duration startEvery, Map<String, Integer> runsPerTask,
-            Map<String, Integer> attemptsPerRun) {
+            Map<String, Integer> attemptsPerRun, String... calls) {
         this.yaml = yaml;
+        this.calls = List.of(calls);
         this.executions = executions;
         this.startEvery = startEvery;
         this.runsPerTask = runsPerTask;
@@ -103,10 +145,21 @@ enum CrashFlow {
     }
 
     Flow flow() {
+        return parse(yaml);
+    }
+
+    /** The flow and the flows it calls. */
+    List<Flow> flows() {
+        var flows = new ArrayList<>(List.of(flow()));
+        calls.forEach(call -> flows.add(parse(call)));
+        return flows;
+    }
+
+    private Flow parse(String source) {
         try {
-            return new FlowParser().parse(yaml).withRevision(1);
+            return new FlowParser().parse(source).withRevision(1);
         } catch (FlowValidationException e) {
-            throw new IllegalStateException("Expected the flow of " + this + " to be valid, but " + e.getMessage(), e);
+            throw new IllegalStateException("Expected the flows of " + this + " to be valid, but " + e.getMessage(), e);
         }
     }
 

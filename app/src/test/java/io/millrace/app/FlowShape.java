@@ -10,14 +10,13 @@ import java.util.stream.Collectors;
 
 /**
  * What the conformance runner reads from a corpus flow's YAML: the type of every task id, which tasks loop,
- * and whether the flow belongs to part 2 (features the engine does not have yet: Subflow, flow-level
+ * and whether the flow belongs to part 2 (features the engine does not have yet: flow-level
  * {@code retry}, retry behavior {@code CREATE_NEW_EXECUTION}).
  */
 record FlowShape(Map<String, String> typeById, List<String> part2Features) {
 
     /** Kestra's looping flowables: their child task runs carry the iteration's value. */
     private static final Set<String> LOOPS = Set.of("ForEach", "EachSequential", "EachParallel");
-    private static final Set<String> PART_2_TASKS = Set.of("Subflow", "Flow");
 
     static FlowShape of(Map<String, Object> yaml) {
         var types = new HashMap<String, String>();
@@ -42,9 +41,6 @@ record FlowShape(Map<String, String> typeById, List<String> part2Features) {
         if (node instanceof Map<?, ?> map) {
             if (map.get("id") instanceof String id && map.get("type") instanceof String type) {
                 types.put(id, type);
-                if (PART_2_TASKS.contains(simpleName(type))) {
-                    part2.add(simpleName(type) + " task '" + id + "'");
-                }
             }
             if (map.get("retry") instanceof Map<?, ?> retry && "CREATE_NEW_EXECUTION".equals(retry.get("behavior"))) {
                 part2.add("retry behavior CREATE_NEW_EXECUTION");

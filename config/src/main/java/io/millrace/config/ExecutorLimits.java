@@ -14,6 +14,8 @@ import java.time.Duration;
  * @param maxTaskRuns the most task runs one execution may create ({@code max-task-runs})
  * @param maxFlowableConcurrency the most lanes of one flowable running at once, whatever its own concurrency
  *     ({@code max-flowable-concurrency})
+ * @param maxSubflowDepth how deep subflows may nest ({@code max-subflow-depth}); a Subflow run that would start an
+ *     execution deeper fails, naming the setting
  * @param maxRunningExecutions the most executions one stream task (one partition of {@code commands}) runs at once
  *     ({@code max-running-executions}); a create read past it waits in the executor until one ends; 0: no bound
  * @param expressionMaxTime wall time one render on the executor may take ({@value #EXPRESSION_MAX_TIME}: runIf, If,
@@ -21,7 +23,7 @@ import java.time.Duration;
  *     stream thread wait while it runs
  */
 public record ExecutorLimits(int maxRecordBytes, long maxDecisionBytes, int maxTaskRuns, int maxFlowableConcurrency,
-        int maxRunningExecutions, Duration expressionMaxTime) {
+        int maxSubflowDepth, int maxRunningExecutions, Duration expressionMaxTime) {
 
     public static final String EXPRESSION_MAX_TIME = "executor-expression-max-time";
 

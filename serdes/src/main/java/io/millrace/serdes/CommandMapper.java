@@ -5,12 +5,14 @@ import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
 import io.millrace.core.command.ResumeExecution;
+import io.millrace.core.command.SubflowEnded;
 import io.millrace.core.command.TaskResult;
 import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.CreateExecutionPayload;
 import io.millrace.serdes.avro.KillExecutionPayload;
 import io.millrace.serdes.avro.PauseExecutionPayload;
 import io.millrace.serdes.avro.ResumeExecutionPayload;
+import io.millrace.serdes.avro.SubflowEndedPayload;
 import io.millrace.serdes.avro.TaskResultRecord;
 
 /** Maps commands and worker results between domain records and their Avro form. */
@@ -25,6 +27,9 @@ public final class CommandMapper {
             case KillExecution k -> new KillExecutionPayload(k.requestedAt());
             case PauseExecution p -> new PauseExecutionPayload(p.requestedAt());
             case ResumeExecution r -> new ResumeExecutionPayload(r.taskRunId(), Json.write(r.inputs()), r.requestedAt());
+            case SubflowEnded e -> new SubflowEndedPayload(e.taskRunId(), e.attempt(), e.childExecutionId(),
+                    ExecutionMapper.toRecord(e.state()), e.outputs() == null ? null : Json.write(e.outputs()), e.error(),
+                    e.at());
             default -> throw new IllegalArgumentException("Expected a command for the commands topic, but got "
                     + command.getClass().getSimpleName());
         };
@@ -40,6 +45,9 @@ public final class CommandMapper {
             case PauseExecutionPayload p -> new PauseExecution(record.getExecutionId(), p.getRequestedAt());
             case ResumeExecutionPayload r -> new ResumeExecution(record.getExecutionId(), r.getTaskRunId(),
                     Json.readMap(r.getInputsJson()), r.getRequestedAt());
+            case SubflowEndedPayload e -> new SubflowEnded(record.getExecutionId(), e.getTaskRunId(), e.getAttempt(),
+                    e.getChildExecutionId(), ExecutionMapper.fromRecord(e.getState()),
+                    e.getOutputsJson() == null ? null : Json.readMap(e.getOutputsJson()), e.getError(), e.getAt());
             default -> throw new IllegalArgumentException("Unknown command payload " + record.getPayload());
         };
     }

@@ -11,6 +11,7 @@ import io.millrace.core.execution.TaskRun;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.TaskTypes;
 import io.millrace.core.flow.WorkerTask;
+import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.EventMapper;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
@@ -103,6 +104,12 @@ final class Effects {
                         ExecutionMapper.toRecord(schedule.timer()));
                 case Effect.CancelTimer cancel -> outbox.timers.put(TimerKeys.of(cancel.timer()), null);
                 case Effect.EmitSnapshot ignored -> snapshot(outbox, executionId, state, now, sending);
+                case Effect.SendCommand send -> {
+                    var record = CommandMapper.toRecord(send.command());
+                    outbox.add(Names.COMMANDS_SINK, send.command().executionId(), record, fitting(
+                            Topics.COMMAND_SERDE.encode(record), "The command ", send.command().getClass().getSimpleName()),
+                            timestamp);
+                }
             }
         }
         return outbox;

@@ -50,7 +50,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private final BiConsumer<Command, SpecificRecord> handler = this::handle;
     private ProcessorContext<String, Object> context;
     private StoreBackedState.Stores stores;
-    private FlowLookup flows;
+    private final FlowLookup flows;
     private Effects effects;
     private CommitOnEnd commits;
     private CountedDeadLetters deadLetters;
@@ -65,9 +65,11 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private long leaseGraceUntil;
 
     /** @param eagerCommits, {@code paceGauges} and {@code startedOffsets}: shared by the instance's stream tasks */
-    ExecutorProcessor(Decider decider, ExecutorSettings settings, EagerCommits eagerCommits, PaceGauges paceGauges,
-            StartedOffsets startedOffsets, MeterRegistry registry) {
+    /** @param flows the decider's source of other flows too, bound to the flows store once initialized */
+    ExecutorProcessor(Decider decider, FlowLookup flows, ExecutorSettings settings, EagerCommits eagerCommits,
+            PaceGauges paceGauges, StartedOffsets startedOffsets, MeterRegistry registry) {
         this.decider = decider;
+        this.flows = flows;
         this.settings = settings;
         this.eagerCommits = eagerCommits;
         this.paceGauges = paceGauges;
@@ -86,7 +88,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         KeyValueStore<String, TimerRecord> timers = context.getStateStore(Names.TIMERS_STORE);
         KeyValueStore<String, CommandRecord> deferred = context.getStateStore(Names.DEFERRED_STORE);
         KeyValueStore<String, FlowRecord> flowStore = context.getStateStore(Names.FLOWS_STORE);
-        this.flows = new FlowLookup(flowStore);
+        flows.bind(flowStore);
         // Kafka Streams initializes the same processor again when it revives a task after an aborted transaction: its
         // punctuation schedules survive (cancel ours, or it would run every interval for good), and its stores are
         // back at the last commit (the timers fired since then are back and must fire again).

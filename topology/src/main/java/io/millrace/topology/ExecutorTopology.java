@@ -69,7 +69,8 @@ public final class ExecutorTopology {
         var expressions = new Expressions(config.expressionLimits().withMaxTime(
                 config.executorLimits().expressionMaxTime(), ExecutorLimits.EXPRESSION_MAX_TIME));
         var deciderSettings = new DeciderSettings(config.lease(), config.maxLostAttempts(), config.retention(),
-                config.executorLimits().maxTaskRuns(), config.executorLimits().maxFlowableConcurrency());
+                config.executorLimits().maxTaskRuns(), config.executorLimits().maxFlowableConcurrency(),
+                config.executorLimits().maxSubflowDepth());
         var settings = new ExecutorProcessor.ExecutorSettings(config.lease(), TIMER_INTERVAL, FLOW_WAIT, !config.exactlyOnce(),
                 config.executorLimits(), config.topicPrefix());
         var eagerCommits = EagerCommits.of(config);
@@ -82,8 +83,11 @@ public final class ExecutorTopology {
         topology.addSource((AutoOffsetReset) null, Names.RESULTS_SOURCE, new ResultsFirst(), string.deserializer(),
                 topics.results().valueSerde().deserializer(), topics.results().name());
         topology.addProcessor(Names.EXECUTOR,
-                () -> new ExecutorProcessor(new Decider(deciderSettings, expressions), settings, eagerCommits, paceGauges,
-                        startedOffsets, registry),
+                () -> {
+                    var flows = new FlowLookup();
+                    return new ExecutorProcessor(new Decider(deciderSettings, expressions, flows), flows, settings,
+                            eagerCommits, paceGauges, startedOffsets, registry);
+                },
                 Names.COMMANDS_SOURCE, Names.RESULTS_SOURCE);
         boolean cached = config.exactlyOnce();
         topology.addStateStore(store(Names.EXECUTIONS_STORE, new AvroSerde<>(StoredExecution.getClassSchema()), cached),
@@ -111,6 +115,8 @@ public final class ExecutorTopology {
         topology.addSink(Names.EVENTS_SINK, topics.events().name(), string.serializer(), Encoded.SERIALIZER, Names.EXECUTOR);
         topology.addSink(Names.SNAPSHOTS_SINK, topics.executions().name(), string.serializer(), Encoded.SERIALIZER,
                 ExecutorTopology::byExecution, Names.EXECUTOR);
+        topology.addSink(Names.COMMANDS_SINK, topics.commands().name(), string.serializer(), Encoded.SERIALIZER,
+                Names.EXECUTOR);
         topology.addSink(Names.DEAD_LETTERS_SINK, topics.deadLetters().name(), string.serializer(), Encoded.SERIALIZER,
                 Names.EXECUTOR);
         return topology;

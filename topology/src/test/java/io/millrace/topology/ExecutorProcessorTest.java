@@ -239,6 +239,7 @@ class ExecutorProcessorTest {
         var limits = ConfigLoader.load(Map.of(), Map.of("max-running-executions", Integer.toString(maxRunning)), null)
                 .executorLimits();
         return new ExecutorProcessor(new Decider(new DeciderSettings(LEASE, 3, Duration.ofDays(1)), new Expressions()),
+                new FlowLookup(),
                 new ExecutorProcessor.ExecutorSettings(LEASE, Duration.ofMillis(50), Duration.ofSeconds(30), false,
                         limits, "millrace."),
                 eagerCommits, pace, started, registry);

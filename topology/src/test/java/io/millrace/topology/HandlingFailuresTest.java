@@ -136,7 +136,7 @@ class HandlingFailuresTest {
 
     private ExecutorProcessor processor() {
         var registry = new SimpleMeterRegistry();
-        var processor = new ExecutorProcessor(decider, new ExecutorProcessor.ExecutorSettings(LEASE, Duration.ofMillis(50),
+        var processor = new ExecutorProcessor(decider, new FlowLookup(), new ExecutorProcessor.ExecutorSettings(LEASE, Duration.ofMillis(50),
                 Duration.ofSeconds(30), false, LIMITS, "millrace."), new EagerCommits(0, 20), new PaceGauges(registry),
                 StartedOffsets.kept("millrace.commands"), registry);
         processor.init(context);

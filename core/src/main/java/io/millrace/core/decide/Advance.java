@@ -1,6 +1,5 @@
 package io.millrace.core.decide;
 
-import io.millrace.core.cache.LruCache;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
@@ -29,26 +28,21 @@ final class Advance {
     private final Step step;
     private final Flow flow;
     private final Instant now;
-    private final DeciderSettings settings;
-    private final Expressions expressions;
-    private final Behaviours behaviours;
+    private final DecisionContext.Parts parts;
     private final Sequential root;
     private final RunLife life;
     private final PlanWalk walk;
     /** Flowable run ids (and {@link TaskRuns#ROOT}) to look at again, in the order they were touched. */
     private final LinkedHashSet<String> touched = new LinkedHashSet<>();
 
-    Advance(Step step, Flow flow, Instant now, DeciderSettings settings, Expressions expressions, Behaviours behaviours,
-            LruCache<String, Lanes> plans) {
+    Advance(Step step, Flow flow, Instant now, DecisionContext.Parts parts) {
         this.step = step;
         this.flow = flow;
         this.now = now;
-        this.settings = settings;
-        this.expressions = expressions;
-        this.behaviours = behaviours;
+        this.parts = parts;
         this.root = new Sequential("", TaskOptions.DEFAULTS, flow.tasks(), flow.errors(), flow.finallyTasks());
-        this.life = new RunLife(this, settings);
-        this.walk = new PlanWalk(this, settings, behaviours, plans);
+        this.life = new RunLife(this, parts.settings());
+        this.walk = new PlanWalk(this, parts.settings(), parts.behaviours(), parts.plans());
     }
 
     Step step() {
@@ -66,6 +60,10 @@ final class Advance {
     /** How runs start, end and are reset in this decision. */
     RunLife life() {
         return life;
+    }
+
+    Subflows subflows() {
+        return parts.subflows();
     }
 
     /** The execution's task runs as they stand now. */
@@ -110,17 +108,17 @@ final class Advance {
                     + "but it is not");
             return;
         }
-        if (behaviours.of(flowable).holds(flowable, run) && flowable instanceof Pause pause) {
+        if (parts.behaviours().of(flowable).holds(flowable, run) && flowable instanceof Pause pause) {
             Pausing.hold(this, run, pause);
             return;
         }
         var scope = new RunScope(run, flowable);
         if (walk.walk(flowable, run.id(), scope) instanceof PlanWalk.Outcome.Done done) {
             Map<String, Object> outputs = Map.of();
-            State state = behaviours.of(flowable).outcome(flowable, done.state());
+            State state = parts.behaviours().of(flowable).outcome(flowable, done.state());
             String error = done.error();
             try {
-                outputs = behaviours.of(flowable).outputs(flowable, scope);
+                outputs = parts.behaviours().of(flowable).outputs(flowable, scope);
             } catch (Scope.Failure e) {
                 state = State.FAILED;
                 error = e.getMessage();
@@ -145,10 +143,12 @@ final class Advance {
         }
     }
 
-    /** Ends the execution, and keeps it for the retention: then a timer purges it. */
+    /** Ends the execution (telling a Subflow run that waits for it), and keeps it for the retention, then purges it. */
     void endExecution(ExecutionCompleted completed) {
         step.emit(completed);
-        step.effect(new Effect.ScheduleTimer(Timers.purge(step.executionId(), completed.at(), settings)));
+        parts.subflows().ended(step.execution(), step.state(), flow, now)
+                .ifPresent(notice -> step.effect(new Effect.SendCommand(notice)));
+        step.effect(new Effect.ScheduleTimer(Timers.purge(step.executionId(), completed.at(), parts.settings())));
     }
 
     private Map<String, Object> renderOutputs() throws ExpressionException {
@@ -158,14 +158,14 @@ final class Advance {
         Map<String, Object> variables = Contexts.execution(step.execution(), step.state(), flow, flow.outputReferences()).build();
         var outputs = new LinkedHashMap<String, Object>();
         for (OutputDef output : flow.outputs()) {
-            outputs.put(output.id(), expressions.renderDeep(output.value(), variables));
+            outputs.put(output.id(), parts.expressions().renderDeep(output.value(), variables));
         }
         return outputs;
     }
 
     /** Renders one of a run's own expressions (its runIf) in the run's context. */
     String render(String template, TaskRun run, TaskDef task) throws ExpressionException {
-        return expressions.render(template, Contexts.taskRun(step.execution(), step.state(), flow, run, task));
+        return parts.expressions().render(template, Contexts.taskRun(step.execution(), step.state(), flow, run, task));
     }
 
     /** A flowable's run, its expressions rendered in its own context. */
@@ -189,7 +189,7 @@ final class Advance {
                 Map<String, Object> variables = run == null
                         ? Contexts.execution(step.execution(), step.state(), flow, flow.outputReferences()).build()
                         : Contexts.taskRun(step.execution(), step.state(), flow, runs().get(run.id()), task);
-                return expressions.renderDeep(value, variables);
+                return parts.expressions().renderDeep(value, variables);
             } catch (ExpressionException e) {
                 throw Failure.of(e);
             }

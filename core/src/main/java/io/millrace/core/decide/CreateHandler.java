@@ -7,7 +7,9 @@ import io.millrace.core.event.ExecutionStateChanged;
 import io.millrace.core.execution.State;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.Inputs;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Starts an execution: refused for an id that exists or has a '/', a flow that is missing or disabled; FAILED at once
@@ -26,13 +28,12 @@ final class CreateHandler implements CommandHandler<CreateExecution> {
                     + create.executionId());
         }
         if (flow == null) {
-            return Decision.rejected(Rejection.Kind.INVALID, "Expected flow " + create.namespace() + "/"
-                    + create.flowId() + (create.revision() == null ? "" : " revision " + create.revision())
-                    + " to exist, but it was not found");
+            return refused(create, "Expected flow " + create.namespace() + "/" + create.flowId()
+                    + (create.revision() == null ? "" : " revision " + create.revision()) + " to exist, but it was not found",
+                    context);
         }
         if (flow.disabled()) {
-            return Decision.rejected(Rejection.Kind.INVALID, "Expected flow " + flow.key() + " to be enabled, but it is "
-                    + "disabled");
+            return refused(create, "Expected flow " + flow.key() + " to be enabled, but it is disabled", context);
         }
         Advance advance = context.advance(flow);
         Step step = advance.step();
@@ -49,6 +50,13 @@ final class CreateHandler implements CommandHandler<CreateExecution> {
         advance.touch(null);
         advance.run();
         return step.decision();
+    }
+
+    /** INVALID; a Subflow run that waits for this start is told that it failed. */
+    private static Decision refused(CreateExecution create, String reason, DecisionContext context) {
+        var effects = Subflows.notStarted(create, reason, context.now())
+                .<Effect>map(Effect.SendCommand::new).stream().toList();
+        return new Decision(List.of(), effects, Optional.of(new Rejection(Rejection.Kind.INVALID, reason)));
     }
 
     private static ExecutionCreated created(CreateExecution create, Flow flow, Map<String, Object> inputs,

@@ -6,6 +6,7 @@ import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
 import io.millrace.core.command.ResumeExecution;
+import io.millrace.core.command.SubflowEnded;
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.command.Timer;
 import io.millrace.core.command.TimerFired;
@@ -33,16 +34,24 @@ public final class Decider {
     private final TimerFiredHandler timers = new TimerFiredHandler();
     private final ImpliedEffects implied;
 
+    /** A decider that finds no other flows: its Subflow runs fail, naming the flow they cannot find. */
     public Decider(DeciderSettings settings, Expressions expressions) {
+        this(settings, expressions, FlowSource.NONE);
+    }
+
+    /** @param flows finds a subflow's child flow and a child's parent flow */
+    public Decider(DeciderSettings settings, Expressions expressions, FlowSource flows) {
+        var subflows = new Subflows(expressions, flows, settings);
         this.parts = new DecisionContext.Parts(settings, expressions, new Appliers(), new Behaviours(),
-                new LruCache<>(MAX_CACHED_PLANS));
-        this.implied = new ImpliedEffects(settings);
+                new LruCache<>(MAX_CACHED_PLANS), subflows);
+        this.implied = new ImpliedEffects(settings, subflows);
         register(CreateExecution.class, new CreateHandler());
         register(KillExecution.class, new KillHandler());
         register(TaskResult.class, new ResultHandler());
         register(TimerFired.class, timers);
         register(PauseExecution.class, new PauseHandler());
         register(ResumeExecution.class, new ResumeHandler());
+        register(SubflowEnded.class, new SubflowEndedHandler());
     }
 
     private <C extends Command> void register(Class<C> type, CommandHandler<C> handler) {

@@ -12,12 +12,15 @@ import java.time.Duration;
  *     ForEach) running at once, whatever its own concurrency ({@code max-flowable-concurrency}): a ForEach over
  *     10,000 values without a limit still runs, started in steps of at most this many, so that no step of the
  *     executor dispatches without bound
+ * @param maxSubflowDepth how deep subflows may nest ({@code max-subflow-depth}): a Subflow run that would start an
+ *     execution deeper fails, naming the setting, so that a flow calling itself stops
  */
 public record DeciderSettings(Duration lease, int maxLostAttempts, Duration retention, int maxTaskRuns,
-        int maxFlowableConcurrency) {
+        int maxFlowableConcurrency, int maxSubflowDepth) {
 
     public static final int DEFAULT_MAX_TASK_RUNS = 100_000;
     public static final int DEFAULT_MAX_FLOWABLE_CONCURRENCY = 1_000;
+    public static final int DEFAULT_MAX_SUBFLOW_DEPTH = 20;
 
     public DeciderSettings {
         if (lease.isNegative() || lease.isZero()) {
@@ -29,14 +32,21 @@ public record DeciderSettings(Duration lease, int maxLostAttempts, Duration rete
         if (maxLostAttempts < 1) {
             throw new IllegalArgumentException("Expected maxLostAttempts >= 1, but got " + maxLostAttempts);
         }
-        if (maxTaskRuns < 1 || maxFlowableConcurrency < 1) {
-            throw new IllegalArgumentException("Expected maxTaskRuns and maxFlowableConcurrency >= 1, but got "
-                    + maxTaskRuns + " and " + maxFlowableConcurrency);
+        if (maxTaskRuns < 1 || maxFlowableConcurrency < 1 || maxSubflowDepth < 1) {
+            throw new IllegalArgumentException("Expected maxTaskRuns, maxFlowableConcurrency and maxSubflowDepth >= 1, "
+                    + "but got " + maxTaskRuns + ", " + maxFlowableConcurrency + " and " + maxSubflowDepth);
         }
+    }
+
+    /** With the default bound on subflow depth. */
+    public DeciderSettings(Duration lease, int maxLostAttempts, Duration retention, int maxTaskRuns,
+            int maxFlowableConcurrency) {
+        this(lease, maxLostAttempts, retention, maxTaskRuns, maxFlowableConcurrency, DEFAULT_MAX_SUBFLOW_DEPTH);
     }
 
     /** With the default bounds on task runs and flowable concurrency. */
     public DeciderSettings(Duration lease, int maxLostAttempts, Duration retention) {
-        this(lease, maxLostAttempts, retention, DEFAULT_MAX_TASK_RUNS, DEFAULT_MAX_FLOWABLE_CONCURRENCY);
+        this(lease, maxLostAttempts, retention, DEFAULT_MAX_TASK_RUNS, DEFAULT_MAX_FLOWABLE_CONCURRENCY,
+                DEFAULT_MAX_SUBFLOW_DEPTH);
     }
 }

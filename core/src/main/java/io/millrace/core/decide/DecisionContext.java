@@ -19,7 +19,7 @@ import java.util.function.Consumer;
 final class DecisionContext {
     /** What stays the same from one decision to the next. */
     record Parts(DeciderSettings settings, Expressions expressions, Appliers appliers, Behaviours behaviours,
-            LruCache<String, Lanes> plans) {
+            LruCache<String, Lanes> plans, Subflows subflows) {
     }
 
     private final Parts parts;
@@ -60,7 +60,7 @@ final class DecisionContext {
 
     /** A new decision's events and effects, with a walk of {@code flow} over them. */
     Advance advance(Flow flow) {
-        return new Advance(step(), flow, now, parts.settings(), parts.expressions(), parts.behaviours(), parts.plans());
+        return new Advance(step(), flow, now, parts);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.millrace.core.decide;
 
+import io.millrace.core.command.Command;
 import io.millrace.core.command.Timer;
 import io.millrace.core.flow.WorkerTask;
 
@@ -16,6 +17,10 @@ public sealed interface Effect {
 
     /** Forget a wake-up that is no longer needed; one that already fired, or was never stored, is no matter. */
     record CancelTimer(Timer timer) implements Effect {
+    }
+
+    /** Send a command to another execution (a subflow's child, a child's parent), on the commands topic. */
+    record SendCommand(Command command) implements Effect {
     }
 
     /** Publish the execution's latest state (with outputs) to the snapshots topic. */

@@ -9,6 +9,7 @@ import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.Pause;
+import io.millrace.core.flow.Subflow;
 import io.millrace.core.flow.TaskDef;
 import io.millrace.core.flow.WorkerTask;
 import java.time.Instant;
@@ -19,16 +20,19 @@ import java.util.Optional;
 /**
  * What a stored state implies must have been sent and stored: the snapshot, the current attempt of every running
  * worker task with its lease timer, the retry timer of every RETRYING run, the timeout of every running flowable with
- * one, the delay or timeout of every PAUSED run with one, and an ended execution's purge timer. After a crash under at-least-once the state may have reached its
+ * one, the delay or timeout of every PAUSED run with one, the start of every running subflow's child, and an ended
+ * execution's purge timer and notice to the Subflow run that waits for it. After a crash under at-least-once the state may have reached its
  * changelog while these records and timers did not; the replayed command is then a duplicate, and this is what is sent
  * and stored again. Each timer comes from {@link Timers}, as the live decision's did, so it takes the key of the one it
  * replaces. No events: the state does not change.
  */
 final class ImpliedEffects {
     private final DeciderSettings settings;
+    private final Subflows subflows;
 
-    ImpliedEffects(DeciderSettings settings) {
+    ImpliedEffects(DeciderSettings settings, Subflows subflows) {
         this.settings = settings;
+        this.subflows = subflows;
     }
 
     /** @param stepAt when the step to send again was decided: only what it started; null: everything */
@@ -39,15 +43,16 @@ final class ImpliedEffects {
         }
         var effects = new ArrayList<Effect>();
         if (execution.state().isTerminal()) {
-            effects.add(new Effect.ScheduleTimer(Timers.purge(execution.id(), execution.histories().getLast().date(),
-                    settings)));
+            Instant endedAt = execution.histories().getLast().date();
+            effects.add(new Effect.ScheduleTimer(Timers.purge(execution.id(), endedAt, settings)));
+            subflows.ended(execution, state, flow, endedAt).ifPresent(n -> effects.add(new Effect.SendCommand(n)));
         } else if (flow != null) {
             for (TaskRun run : execution.taskRuns()) {
                 TaskDef task = flow.task(run.taskId()).orElse(null);
                 Attempt attempt = run.currentAttempt().orElse(null);
                 if (task != null && attempt != null && !run.state().isTerminal()
                         && (stepAt == null || stepAt.equals(attempt.histories().getLast().date()))) {
-                    ofRun(execution.id(), run, attempt, task, effects);
+                    ofRun(execution, state, flow, run, attempt, task, effects);
                 }
             }
         }
@@ -55,7 +60,17 @@ final class ImpliedEffects {
         return new Decision(List.of(), effects, Optional.empty());
     }
 
-    private static void ofRun(String executionId, TaskRun run, Attempt attempt, TaskDef task, List<Effect> effects) {
+    private void ofRun(Execution execution, ExecutionView state, Flow flow, TaskRun run, Attempt attempt, TaskDef task,
+            List<Effect> effects) {
+        String executionId = execution.id();
+        if (attempt.state() == State.RUNNING && run.state() == State.RUNNING && task instanceof Subflow subflow) {
+            try {
+                effects.add(new Effect.SendCommand(subflows.start(execution, state, flow, run, subflow,
+                        attempt.histories().getFirst().date())));
+            } catch (Scope.Failure e) {
+                // it started once (it would have failed the run otherwise): a duplicate start changes nothing anyway
+            }
+        }
         if (run.state() == State.RETRYING) {
             effects.add(new Effect.ScheduleTimer(Timers.retry(executionId, run, task.options().retry())));
         } else if (run.state() == State.PAUSED) {

@@ -13,6 +13,7 @@ import io.millrace.core.expression.ExpressionException;
 import io.millrace.core.expression.Truth;
 import io.millrace.core.flow.Flowable;
 import io.millrace.core.flow.RetryPolicy;
+import io.millrace.core.flow.Subflow;
 import io.millrace.core.flow.TaskDef;
 import io.millrace.core.flow.TaskOptions;
 import io.millrace.core.flow.WorkerTask;
@@ -71,10 +72,16 @@ final class RunLife {
         startAttempt(run, task);
     }
 
-    /** A new attempt: a worker task is dispatched with a lease; a flowable starts picking its children. */
+    /**
+     * A new attempt: a worker task is dispatched with a lease; a subflow starts its child; a flowable starts picking
+     * its children.
+     */
     void startAttempt(TaskRun run, TaskDef task) {
         int attempt = run.attempts().size() + 1;
-        if (task instanceof WorkerTask workerTask) {
+        if (task instanceof Subflow subflow) {
+            step.emit(new TaskRunAttemptStarted(run.id(), attempt, null, now));
+            advance.subflows().startAttempt(advance, runs().get(run.id()), subflow);
+        } else if (task instanceof WorkerTask workerTask) {
             Instant until = now.plus(settings.lease());
             step.emit(new TaskRunAttemptStarted(run.id(), attempt, until, now));
             step.effect(new Effect.DispatchTask(step.executionId(), run.id(), attempt, workerTask));

@@ -23,6 +23,11 @@ final class TaskRunIds {
     private TaskRunIds() {
     }
 
+    /** The execution a Subflow run's attempt starts: the same id every time it is decided, so it starts once. */
+    static String childExecution(String executionId, String taskRunId, int attempt) {
+        return of(executionId, "\u0001subflow", taskRunId, null, attempt);
+    }
+
     static String of(String executionId, String taskId, String parentTaskRunId, String value, Integer iteration) {
         String identity = executionId + '\u0000' + taskId + '\u0000' + parentTaskRunId + '\u0000' + value
                 + (iteration == null ? "" : "\u0000" + iteration);

@@ -142,6 +142,10 @@ public record Flow(
                 }
                 case Pause pause -> {
                 }
+                case Subflow subflow -> {
+                    texts.add(subflow.inputs());
+                    texts.addAll(subflow.labels().values());
+                }
             }
             return texts;
         }

@@ -3,10 +3,10 @@ package io.millrace.core.flow;
 import java.util.List;
 
 /**
- * One task as declared in a flow: either a {@link WorkerTask}, run by a worker, or a {@link Flowable}, resolved by
- * the executor. {@code type} is canonical (a Kestra type name); {@code options} are what every task may carry.
+ * One task as declared in a flow: a {@link WorkerTask}, run by a worker, a {@link Flowable}, resolved by the
+ * executor, or a {@link Subflow}, which the executor runs by starting another execution. {@code type} is canonical (a Kestra type name); {@code options} are what every task may carry.
  */
-public sealed interface TaskDef permits WorkerTask, Flowable {
+public sealed interface TaskDef permits WorkerTask, Flowable, Subflow {
 
     String DEFAULT_WORKER_GROUP = "default";
 

@@ -103,7 +103,9 @@ final class TaskTreeParser {
         TaskDef task = null;
         if (canonical != null) {
             TypeParser flowable = FLOWABLES.get(canonical);
-            task = flowable != null ? flowable.parse(node, id, canonical, options) : workerTask(node, id, canonical, options);
+            task = flowable != null ? flowable.parse(node, id, canonical, options)
+                    : TaskTypes.SUBFLOWS.contains(canonical) ? subflow(node, id, canonical, options)
+                    : workerTask(node, id, canonical, options);
             for (String unknown : node.unread()) {
                 problems.add("Unknown or unsupported property '" + unknown + "' at " + where);
             }
@@ -129,6 +131,7 @@ final class TaskTreeParser {
     private static String supported() {
         var all = new TreeSet<>(TaskTypes.RUNNABLE);
         all.addAll(TaskTypes.FLOWABLE);
+        all.addAll(TaskTypes.SUBFLOWS);
         return String.join(", ", all) + " (aliases: " + String.join(", ",
                 new TreeSet<>(TaskTypes.aliases().stream().filter(a -> !a.contains(".")).toList())) + ")";
     }
@@ -195,6 +198,52 @@ final class TaskTreeParser {
                 : FlowParser.inputs(onResume, node.where + ".onResume", node.parser.problems);
         return new Pause(id, options.withTimeout(null), delay != null ? delay : newerDelay, options.timeout(), inputs,
                 node.tasks("tasks", false), node.tasks("errors", false), node.tasks("finally", false));
+    }
+
+    /** A Subflow (or Kestra's older Flow task); {@code wait} and {@code transmitFailed} are true unless set. */
+    private static TaskDef subflow(TaskNode node, String id, String type, TaskOptions options) {
+        String namespace = node.requiredText("namespace");
+        String flowId = node.requiredText("flowId");
+        int revision = node.count("revision", 0);
+        boolean wait = !node.has("wait") || node.bool("wait");
+        boolean transmitFailed = !node.has("transmitFailed") || node.bool("transmitFailed");
+        return new Subflow(id, type, options, namespace, flowId, revision == 0 ? null : revision,
+                map(node, "inputs"), labels(node), wait, transmitFailed, node.bool("inheritLabels"), map(node, "outputs"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(TaskNode node, String name) {
+        Object value = node.raw(name);
+        if (value == null) {
+            return Map.of();
+        }
+        if (!(value instanceof Map<?, ?>)) {
+            node.problem("Expected '" + name + "' at " + node.where + " to map names to values, but found "
+                    + TaskNode.kind(node.node.get(name)));
+            return Map.of();
+        }
+        return (Map<String, Object>) value;
+    }
+
+    /** Labels as a map, or as Kestra's list of {@code {key, value}}. */
+    private static Map<String, String> labels(TaskNode node) {
+        Object value = node.raw("labels");
+        var labels = new LinkedHashMap<String, String>();
+        if (value instanceof Map<?, ?> map) {
+            map.forEach((k, v) -> labels.put(String.valueOf(k), String.valueOf(v)));
+        } else if (value instanceof List<?> list) {
+            for (Object item : list) {
+                if (item instanceof Map<?, ?> label && label.get("key") != null && label.get("value") != null) {
+                    labels.put(String.valueOf(label.get("key")), String.valueOf(label.get("value")));
+                } else {
+                    node.problem("Expected each label at " + node.where + ".labels to be {key, value}, but found " + item);
+                }
+            }
+        } else if (value != null) {
+            node.problem("Expected 'labels' at " + node.where + " to be a map or a list of {key, value}, but found "
+                    + TaskNode.kind(node.node.get("labels")));
+        }
+        return labels;
     }
 
     private TaskOptions options(TaskNode node) {

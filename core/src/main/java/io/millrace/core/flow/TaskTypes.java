@@ -28,6 +28,9 @@ public final class TaskTypes {
     public static final String SWITCH = "io.kestra.plugin.core.flow.Switch";
     public static final String ALLOW_FAILURE = "io.kestra.plugin.core.flow.AllowFailure";
     public static final String PAUSE = "io.kestra.plugin.core.flow.Pause";
+    public static final String SUBFLOW = "io.kestra.plugin.core.flow.Subflow";
+    /** Kestra's older name of {@link #SUBFLOW}, still a type of its own there (its child's trigger names it). */
+    public static final String FLOW = "io.kestra.plugin.core.flow.Flow";
 
     /** Every worker type, by its canonical (Kestra) name. */
     public static final Set<String> RUNNABLE = Set.of(LOG, RETURN, OUTPUT_VALUES, SLEEP, TRANSFORM_VALUE, FAIL, HTTP_REQUEST,
@@ -37,11 +40,12 @@ public final class TaskTypes {
     public static final Set<String> FLOWABLE =
             Set.of(SEQUENTIAL, PARALLEL, FOR_EACH, EACH_SEQUENTIAL, EACH_PARALLEL, IF, SWITCH, ALLOW_FAILURE, PAUSE);
 
+    /** The types the executor runs by starting another execution. */
+    public static final Set<String> SUBFLOWS = Set.of(SUBFLOW, FLOW);
+
     /** Kestra types this engine does not run yet, and why a flow using one is refused. */
     public static final Map<String, String> NOT_YET = Map.of(
-            "io.kestra.plugin.core.flow.Subflow", "subflows are not supported yet",
-            "io.kestra.plugin.core.flow.Flow", "subflows are not supported yet",
-            "io.kestra.plugin.core.flow.ForEachItem", "subflows are not supported yet",
+            "io.kestra.plugin.core.flow.ForEachItem", "ForEachItem is not supported yet",
             "io.kestra.plugin.core.flow.WaitFor", "WaitFor is not supported yet",
             "io.kestra.plugin.core.flow.Dag", "Dag is not supported yet",
             "io.kestra.plugin.core.flow.Template", "templates are not supported");
@@ -65,6 +69,9 @@ public final class TaskTypes {
         aliases.put("switch", SWITCH);
         aliases.put("allow-failure", ALLOW_FAILURE);
         aliases.put("pause", PAUSE);
+        aliases.put("subflow", SUBFLOW);
+        aliases.put("io.kestra.core.tasks.flows.Flow", FLOW);
+        aliases.put("io.kestra.core.tasks.flows.Subflow", SUBFLOW);
         // the names of Kestra's core tasks before 0.17, which older flows still use
         for (String flowable : Set.of("Sequential", "Parallel", "EachSequential", "EachParallel", "Switch", "AllowFailure",
                 "Pause")) {
@@ -115,7 +122,7 @@ public final class TaskTypes {
         if (type == null) {
             return Optional.empty();
         }
-        if (RUNNABLE.contains(type) || FLOWABLE.contains(type)) {
+        if (RUNNABLE.contains(type) || FLOWABLE.contains(type) || SUBFLOWS.contains(type)) {
             return Optional.of(type);
         }
         return Optional.ofNullable(ALIASES.get(type));

@@ -7,6 +7,7 @@ import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
 import io.millrace.core.command.ResumeExecution;
+import io.millrace.core.command.SubflowEnded;
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.command.Timer;
 import io.millrace.core.command.TimerFired;
@@ -229,6 +230,7 @@ class ReplayPropertyTest {
                 case KillExecution k -> "KillExecution";
                 case PauseExecution p -> "PauseExecution";
                 case ResumeExecution r -> "ResumeExecution " + (r.taskRunId() == null ? "" : runLabel(r.taskRunId()));
+                case SubflowEnded e -> "SubflowEnded " + runLabel(e.taskRunId());
             };
         }
 
@@ -584,6 +586,7 @@ class ReplayPropertyTest {
                             pending.put(schedule.timer().id(), schedule.timer());
                         }
                         case Effect.EmitSnapshot snapshot -> assertThat(snapshot.executionId()).isEqualTo(id);
+                        case Effect.SendCommand send -> check(false, () -> "a flow without subflows sent " + send);
                         // cancelled timers stay fireable: a crash may lose the cancel, and firing must be harmless
                         case Effect.CancelTimer cancel -> {
                             check(scheduled.contains(cancel.timer()), () -> "cancelled a timer never scheduled: "
@@ -658,6 +661,8 @@ class ReplayPropertyTest {
                             assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.STALE);
                         }
                     }
+                    case SubflowEnded notice -> assertThat(decision.rejection()).map(Rejection::kind)
+                            .hasValue(Rejection.Kind.STALE);
                     case ResumeExecution resume -> {
                         if (before.state() == State.PAUSED) {
                             assertThat(decision.rejection()).as("a resume of a paused execution").isEmpty();
