@@ -47,7 +47,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--workload", defaultValue = "W1", description = "W1 (OutputValues, Log), W2 (JSONata, OutputValues), "
             + "W3 (Sleep 50 ms), W4 (Sleep 5 s), W5 (Kestra's loop: ForEach over 100 values, 101 task runs), "
             + "W6 (Kestra's branches: five If, each with a Log, 10 task runs), W7 (Kestra's realtime-kafka-json flow "
-            + "started by JSON orders on its Kafka trigger's topic); default ${DEFAULT-VALUE}")
+            + "started by JSON orders on its Kafka trigger's topic), W8 (a Subflow that waits for a child of W1's shape); "
+            + "default ${DEFAULT-VALUE}")
     Workload workload;
 
     @Option(names = "--rates", split = ",", converter = RateConverter.class,
@@ -520,18 +521,28 @@ public final class BenchCommand implements Callable<Integer> {
      */
     private String deploy(String servers, URI engineApi, Topics topics, String runId, String eventTopic) throws Exception {
         String source = workload.source();
+        for (String called : workload.calls()) {
+            String id = deploy(Workload.resource(called), called, servers, engineApi, topics, runId);
+            source = source.replace("flowId: " + called, "flowId: " + id);
+        }
         if (workload.triggered()) {
             source = source.replace("bootstrap.servers: localhost:9092", "bootstrap.servers: " + servers)
                     .replace("topic: test_kestra", "topic: " + eventTopic)
                     .replace("groupId: myGroup", "groupId: myGroup-" + runId);
         }
+        return deploy(source, workload.flowId(), servers, engineApi, topics, runId);
+    }
+
+    /** Deploys one flow: through the API when there is one (its id kept), else on the flows topic under a run-unique id. */
+    private String deploy(String source, String id, String servers, URI engineApi, Topics topics, String runId)
+            throws Exception {
         if (engineApi != null) {
             try (HttpClient http = HttpClient.newHttpClient()) {
-                RestStarter.deployFlow(http, engineApi, apiToken, source, workload.toString());
+                RestStarter.deployFlow(http, engineApi, apiToken, source, id);
             }
-            return workload.flowId();
+            return id;
         }
-        String flowId = workload.flowId() + "-" + runId;
+        String flowId = id + "-" + runId;
         var flow = new FlowParser().parse(source.replaceFirst("(?m)^id: .*$", "id: " + flowId)).withRevision(1);
         try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers),
                 new StringSerializer(), Topics.FLOW_SERDE.serializer())) {

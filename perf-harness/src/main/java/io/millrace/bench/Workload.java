@@ -32,7 +32,12 @@ public enum Workload {
      * JSONata transform, OutputValues), started by JSON orders a plain producer writes to the trigger's topic; the
      * trigger's create is one more hop before the executor's.
      */
-    W7("realtime-kafka-json", 2, 2, SweepShape.TRIGGER);
+    W7("realtime-kafka-json", 2, 2, SweepShape.TRIGGER),
+    /**
+     * A parent whose one task, a Subflow that waits, starts W1's shape as a child: the parent's run, then the child's
+     * two worker tasks; the child's start and its end notice are two more hops through the executor.
+     */
+    W8("w8", 1, 2, SweepShape.LIGHT, "w8-child");
 
     public static final String NAMESPACE = "millrace.bench";
 
@@ -41,8 +46,12 @@ public enum Workload {
     private final int chainedWorkerTasks;
     private final SweepShape standardSweep;
 
-    Workload(String flowId, int taskRuns, int chainedWorkerTasks, SweepShape standardSweep) {
+    /** The flows it calls (a subflow's), deployed before it. */
+    private final List<String> calls;
+
+    Workload(String flowId, int taskRuns, int chainedWorkerTasks, SweepShape standardSweep, String... calls) {
         this.flowId = flowId;
+        this.calls = List.of(calls);
         this.taskRuns = taskRuns;
         this.chainedWorkerTasks = chainedWorkerTasks;
         this.standardSweep = standardSweep;
@@ -64,6 +73,16 @@ public enum Workload {
 
     /** The flow's YAML source, as shipped in the jar. */
     public String source() {
+        return resource(flowId);
+    }
+
+    /** The ids of the flows it calls, each shipped as {@code workloads/<id>.yaml}: deploy them first. */
+    public List<String> calls() {
+        return calls;
+    }
+
+    /** A flow's YAML source, as shipped in the jar. */
+    public static String resource(String flowId) {
         try (InputStream in = Workload.class.getResourceAsStream("/workloads/" + flowId + ".yaml")) {
             if (in == null) {
                 throw new IllegalStateException("workloads/" + flowId + ".yaml is missing from the classpath");
@@ -76,10 +95,11 @@ public enum Workload {
 
     /**
      * Kafka hops on the longest path of one execution: the create command into the executor, a dispatch and a result
-     * per worker task that has to wait for the one before it, and the terminal snapshot out.
+     * per worker task that has to wait for the one before it, a subflow's start and end notice, and the terminal
+     * snapshot out.
      */
     public int hops() {
-        return (this == W7 ? 3 : 2) + 2 * chainedWorkerTasks;
+        return (this == W7 ? 3 : 2) + 2 * chainedWorkerTasks + 2 * calls.size();
     }
 
     /** True for a workload whose executions a trigger starts (the harness produces its events, not its starts). */

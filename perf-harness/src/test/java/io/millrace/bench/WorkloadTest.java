@@ -24,12 +24,31 @@ class WorkloadTest {
     private static final String IF = "io.kestra.plugin.core.flow.If";
 
     @ParameterizedTest
-    @EnumSource(value = Workload.class, names = {"W1", "W2", "W3", "W4"})
+    @EnumSource(value = Workload.class, names = {"W1", "W2", "W3", "W4", "W8"})
     void shouldShipAFlowTheEngineParses(Workload workload) throws Exception {
         Flow flow = new FlowParser().parse(workload.source());
 
         assertThat(flow.id()).isEqualTo(workload.flowId());
         assertThat(flow.namespace()).isEqualTo(Workload.NAMESPACE);
+        for (String called : workload.calls()) {
+            assertThat(new FlowParser().parse(Workload.resource(called)).id()).isEqualTo(called);
+        }
+    }
+
+    @Test
+    void shouldCallAChildOfW1sShapeAndWaitForIt() throws Exception {
+        // given
+        JsonNode flow = YAML.readTree(Workload.W8.source());
+
+        // then
+        assertThat(flow.path("tasks")).singleElement().satisfies(call -> {
+            assertThat(call.path("type").asText()).isEqualTo("io.kestra.plugin.core.flow.Subflow");
+            assertThat(call.path("flowId").asText()).isEqualTo("w8-child");
+            assertThat(call.path("wait").asBoolean()).isTrue();
+        });
+        assertThat(Workload.W8.calls()).containsExactly("w8-child");
+        assertThat(YAML.readTree(Workload.resource("w8-child")).path("tasks")).hasSize(2);
+        assertThat(Workload.W8.hops()).isEqualTo(Workload.W1.hops() + 2);
     }
 
     /**
