@@ -96,9 +96,18 @@ public final class Topics {
         return topic("logs", LOG_SERDE, DELETE);
     }
 
+    /**
+     * Kills of executions ({@code KillExecution} commands, keyed by execution id) that every worker reads whole, apart
+     * from its tasks: each interrupts the attempts of a killed execution that it runs, however busy its slots are.
+     */
+    public Topic<CommandRecord> kills() {
+        return topic("kills", COMMAND_SERDE, DELETE);
+    }
+
     /** The topics the executor reads and writes for a set of worker groups. */
     public List<Topic<?>> executorTopics(List<String> workerGroups) {
-        var all = new java.util.ArrayList<Topic<?>>(List.of(flows(), commands(), results(), events(), executions(), logs(), deadLetters()));
+        var all = new java.util.ArrayList<Topic<?>>(List.of(flows(), commands(), results(), events(), executions(), logs(),
+                deadLetters(), kills()));
         workerGroups.forEach(g -> all.add(tasks(g)));
         return all;
     }

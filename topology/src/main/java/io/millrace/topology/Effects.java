@@ -2,6 +2,7 @@ package io.millrace.topology;
 
 import com.fasterxml.jackson.databind.util.RawValue;
 import io.millrace.config.ExecutorLimits;
+import io.millrace.core.command.KillExecution;
 import io.millrace.core.decide.Contexts;
 import io.millrace.core.decide.Decision;
 import io.millrace.core.decide.Effect;
@@ -104,6 +105,11 @@ final class Effects {
                         ExecutionMapper.toRecord(schedule.timer()));
                 case Effect.CancelTimer cancel -> outbox.timers.put(TimerKeys.of(cancel.timer()), null);
                 case Effect.EmitSnapshot ignored -> snapshot(outbox, executionId, state, now, sending);
+                case Effect.StopTasks stop -> {
+                    var record = CommandMapper.toRecord(new KillExecution(stop.executionId(), stop.requestedAt()));
+                    outbox.add(Names.KILLS_SINK, stop.executionId(), record, Topics.COMMAND_SERDE.encode(record),
+                            timestamp);
+                }
                 case Effect.SendCommand send -> {
                     var record = CommandMapper.toRecord(send.command());
                     outbox.add(Names.COMMANDS_SINK, send.command().executionId(), record, fitting(

@@ -117,6 +117,7 @@ public final class ExecutorTopology {
                 ExecutorTopology::byExecution, Names.EXECUTOR);
         topology.addSink(Names.COMMANDS_SINK, topics.commands().name(), string.serializer(), Encoded.SERIALIZER,
                 Names.EXECUTOR);
+        topology.addSink(Names.KILLS_SINK, topics.kills().name(), string.serializer(), Encoded.SERIALIZER, Names.EXECUTOR);
         topology.addSink(Names.DEAD_LETTERS_SINK, topics.deadLetters().name(), string.serializer(), Encoded.SERIALIZER,
                 Names.EXECUTOR);
         return topology;

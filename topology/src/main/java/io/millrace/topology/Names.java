@@ -18,6 +18,8 @@ public final class Names {
     public static final String DEAD_LETTERS_SINK = "DeadLetters.sink";
     /** Commands to other executions: a subflow's start, a child's end notice, a kill that cascades. */
     public static final String COMMANDS_SINK = "Commands.sink";
+    /** Kills every worker reads: the attempts of a killed execution stop. */
+    public static final String KILLS_SINK = "Kills.sink";
 
     /** execution id → execution state, without its task runs. */
     public static final String EXECUTIONS_STORE = "executor-executions";

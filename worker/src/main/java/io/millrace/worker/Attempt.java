@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * The lock orders them: once the final result is sent no heartbeat or other result follows it, and the idempotent
  * producer keeps that order on the results topic.
  * <p>
- * At its deadline the attempt ends FAILED (its slot is freed once that result is sent) and its thread is interrupted.
+ * At its deadline, or when its execution is killed, the attempt ends FAILED (its slot is freed once that result is
+ * sent) and its thread is interrupted.
  * A thread still in the task {@link #ABANDON_AFTER} later ignored the interruption: the attempt is abandoned, counted
  * and logged with where it runs, and the thread is left to run on (Java cannot stop a thread); its result, if it ever
  * has one, is dropped. The thread is only ever interrupted while it runs this attempt, never once it went back to
@@ -131,6 +132,18 @@ final class Attempt {
         }
     }
 
+    /**
+     * Its execution was killed: as at a deadline, the attempt ends FAILED (the executor, which killed the run, finds the
+     * result stale) and its thread is interrupted, then abandoned if it does not stop. True when it was still running.
+     */
+    boolean kill() {
+        if (!end(TaskOutcome.failed("Task '" + task.getTaskId() + "': stopped, its execution was killed"))) {
+            return false;
+        }
+        interrupt();
+        return true;
+    }
+
     private void beat() {
         lock.lock();
         try {
@@ -149,6 +162,12 @@ final class Attempt {
         }
         LOG.warn("Task '{}' (execution {}, attempt {}): {}; interrupting it", task.getTaskId(), task.getExecutionId(),
                 task.getAttempt(), deadline.reason());
+        interrupt();
+        log.log("TRACE", deadline.reason() + "; the task was at:" + frames(at));
+    }
+
+    /** Interrupts the task's thread while it runs this attempt, and abandons it if it has not stopped a while later. */
+    private void interrupt() {
         lock.lock();
         try {
             if (run == Run.RUNNING) {
@@ -160,7 +179,6 @@ final class Attempt {
         } finally {
             lock.unlock();
         }
-        log.log("TRACE", deadline.reason() + "; the task was at:" + frames(at));
     }
 
     private void abandonIfRunning() {

@@ -44,6 +44,18 @@ final class KafkaSettings {
         return props;
     }
 
+    /** The kills consumer: no group (it reads every partition itself), committed records only, no commits. */
+    static Map<String, Object> killsConsumer(MillraceConfig config, String workerId) {
+        var props = new HashMap<String, Object>();
+        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, workerId + "-kills");
+        props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
+        props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.CONSUMER, ConsumerConfig.configNames()));
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        return props;
+    }
+
     static Map<String, Object> producer(MillraceConfig config, String workerId) {
         var props = new HashMap<String, Object>();
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, workerId + "-results");

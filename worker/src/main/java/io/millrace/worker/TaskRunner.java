@@ -16,7 +16,9 @@ import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
@@ -29,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * No attempt runs past its {@link Deadline}: the task's {@code timeout}, at most the worker's {@code task-max-duration}.
  * Then it ends FAILED, its result is sent and its thread interrupted; a task that ignores interruption is abandoned
  * (see {@link Attempt}): it runs on, but its slot is freed and its result dropped.
- * An attempt interrupted by {@link #stop()} produces nothing: the executor re-dispatches it after its lease.
+ * An attempt interrupted by {@link #stop()} produces nothing: the executor re-dispatches it after its lease. A kill
+ * ({@link KillListener}) interrupts the attempts of that execution running here, each ended FAILED as at a deadline.
  * A record whose value is not a task record is dead-lettered ({@link TaskDeadLetters}) and its offset committed.
  */
 final class TaskRunner implements PollLoop.Starter {
@@ -43,6 +46,8 @@ final class TaskRunner implements PollLoop.Starter {
     private final Duration defaultLease;
     private final Duration taskMaxDuration;
     private final ExecutorService threads = TaskThreads.create();
+    /** The attempts running here, by execution: a kill record stops those of its execution. */
+    private final Map<String, Set<Attempt>> running = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
     /**
@@ -65,6 +70,16 @@ final class TaskRunner implements PollLoop.Starter {
         threads.execute(() -> run(record, slot));
     }
 
+    /** Interrupts the attempts of a killed execution that run here. */
+    void kill(String executionId) {
+        Set<Attempt> attempts = running.getOrDefault(executionId, Set.of());
+        for (Attempt attempt : attempts) {
+            if (attempt.kill()) {
+                LOG.info("Interrupting a task of execution {}: it was killed", executionId);
+            }
+        }
+    }
+
     /** Interrupts every running task; no new one starts. */
     void stop() {
         stopping = true;
@@ -85,6 +100,7 @@ final class TaskRunner implements PollLoop.Starter {
         services.metrics().started(task.getTaskType(),
                 System.currentTimeMillis() - task.getDispatchedAt().toEpochMilli());
         var attempt = new Attempt(task, logs.attempt(task), services, () -> slot.done(true));
+        running.computeIfAbsent(task.getExecutionId(), id -> ConcurrentHashMap.newKeySet()).add(attempt);
         attempt.beatEvery(heartbeatPeriodMillis(task));
         TaskOutcome outcome;
         Throwable thrown = null;
@@ -104,6 +120,10 @@ final class TaskRunner implements PollLoop.Starter {
             outcome = TaskOutcome.failed("Task '" + task.getTaskId() + "': " + describe(e));
         } finally {
             attempt.returned();
+            running.computeIfPresent(task.getExecutionId(), (id, attempts) -> {
+                attempts.remove(attempt);
+                return attempts.isEmpty() ? null : attempts;
+            });
         }
         if (attempt.end(outcome) && thrown != null) {
             attempt.log.log("TRACE", stackTrace(thrown));

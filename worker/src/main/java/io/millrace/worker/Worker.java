@@ -49,6 +49,7 @@ public final class Worker implements AutoCloseable {
     private final AtomicBoolean saidTooManyAbandoned = new AtomicBoolean();
     private final KafkaMeters.Bound producerMetrics;
     private final KafkaMeters.Bound consumerMetrics;
+    private final KillListener kills;
 
     private Worker(MillraceConfig config, String workerId, MeterRegistry registry, TaskRegistry tasks) {
         this.workerId = workerId;
@@ -80,6 +81,9 @@ public final class Worker implements AutoCloseable {
                     .register(registry);
             this.producerMetrics = KafkaMeters.bind(producer, registry);
             this.consumerMetrics = KafkaMeters.bind(consumer, registry);
+            this.kills = new KillListener(new KafkaConsumer<>(KafkaSettings.killsConsumer(config, workerId),
+                    new StringDeserializer(), new ByteArrayDeserializer()), topics.kills().name(), runner::kill,
+                    "millrace-worker-kills-" + group);
         } catch (RuntimeException e) {
             heartbeats.shutdownNow();
             producer.close(Duration.ZERO);
@@ -108,7 +112,7 @@ public final class Worker implements AutoCloseable {
     static Worker start(MillraceConfig config, MeterRegistry registry, TaskRegistry tasks) {
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, List.of(topics.tasks(config.workerGroup()), topics.results(), topics.logs(),
-                topics.deadLetters()));
+                topics.deadLetters(), topics.kills()));
         Worker worker = new Worker(config, newWorkerId(), registry, tasks);
         worker.pollThread.start();
         LOG.info("Worker {} started for group '{}' (concurrency {})", worker.workerId, worker.group,
@@ -155,6 +159,7 @@ public final class Worker implements AutoCloseable {
             return;
         }
         loop.stop();
+        kills.close();
         try {
             pollThread.join(STOP_GRACE.plus(CLOSE_TIMEOUT).plusSeconds(5));
         } catch (InterruptedException e) {

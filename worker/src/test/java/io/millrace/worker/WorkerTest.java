@@ -7,9 +7,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.millrace.config.MillraceConfig;
+import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.execution.State;
 import io.millrace.core.flow.TaskTypes;
+import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.WorkerTaskRecord;
@@ -28,8 +30,12 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 class WorkerTest {
@@ -161,6 +167,35 @@ class WorkerTest {
                     .containsOnlyOnce(State.FAILED);
             assertThat(naps.getLast().error()).isEqualTo("Task 'nap': Timeout after PT0.5S");
             assertThat(finalResult(all, "exec-t2-next").state()).isEqualTo(State.SUCCESS);
+        }
+    }
+
+    @Test
+    void shouldStopTheTasksOfAKilledExecutionWithinASecondAndFreeTheirSlots() {
+        // given: one slot, an hour's nap of one execution, then a task of another waiting for the slot
+        MillraceConfig config = WorkerTestSupport.config(1);
+        WorkerTaskRecord nap = task("exec-k1", "nap", TaskTypes.SLEEP, Map.of("duration", "PT1H"), Map.of(), LONG_LEASE);
+        WorkerTaskRecord next = task("exec-k2", "next", TaskTypes.RETURN, Map.of("format", "ran"), Map.of(), LONG_LEASE);
+
+        try (Worker worker = Worker.start(config); var results = new ResultReader(config)) {
+            dispatch(config, nap);
+            results.await(all -> all.stream().anyMatch(r -> r.taskRunId().equals("exec-k1-nap")));
+            dispatch(config, next);
+
+            // when: the executor's kill of the execution comes (while the other task waits for the one slot)
+            long killedAt = System.nanoTime();
+            try (var producer = new KafkaProducer<>(Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    config.bootstrapServers()), new StringSerializer(), Topics.COMMAND_SERDE.serializer())) {
+                producer.send(new ProducerRecord<>(Topics.of(config).kills().name(), "exec-k1",
+                        CommandMapper.toRecord(new KillExecution("exec-k1", Instant.now()))));
+            }
+            List<TaskResult> all = results.awaitFinal("exec-k1-nap", "exec-k2-next");
+
+            // then: the nap stopped at once, and the slot went to the other execution's task
+            assertThat(System.nanoTime() - killedAt).as("nanos from the kill to both final results")
+                    .isLessThan(Duration.ofSeconds(1).toNanos());
+            assertThat(finalResult(all, "exec-k1-nap").error()).isEqualTo("Task 'nap': stopped, its execution was killed");
+            assertThat(finalResult(all, "exec-k2-next").state()).isEqualTo(State.SUCCESS);
         }
     }
 

@@ -6,17 +6,28 @@ import io.millrace.core.event.ExecutionStateChanged;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.flow.Subflow;
+import io.millrace.core.flow.TaskDef;
+import io.millrace.core.flow.WorkerTask;
 
-/** Kills a running execution: KILLING, the children of its running subflows killed too, its open runs KILLED, then KILLED. */
+/**
+ * Kills a running execution: KILLING; its tasks running on workers are stopped, the children of its running subflows
+ * killed; its open runs KILLED, then it.
+ */
 final class KillHandler implements CommandHandler<KillExecution> {
     @Override
     public Decision decide(KillExecution kill, DecisionContext context) {
         return context.onRunning(advance -> {
             advance.step().emit(new ExecutionStateChanged(State.KILLING, advance.now()));
+            boolean onWorkers = false;
             for (TaskRun run : advance.step().execution().taskRuns()) {
-                if (run.state() == State.RUNNING && advance.flow().task(run.taskId()).orElse(null) instanceof Subflow) {
+                TaskDef task = run.state() == State.RUNNING ? advance.flow().task(run.taskId()).orElse(null) : null;
+                if (task instanceof Subflow) {
                     advance.step().effect(Subflows.kill(kill.executionId(), run, advance.now()));
                 }
+                onWorkers |= task instanceof WorkerTask;
+            }
+            if (onWorkers) {
+                advance.step().effect(new Effect.StopTasks(kill.executionId(), advance.now()));
             }
             advance.life().endOpenRuns(State.KILLED, "killed");
             advance.endExecution(new ExecutionCompleted(State.KILLED, null, "Killed on request", advance.now()));

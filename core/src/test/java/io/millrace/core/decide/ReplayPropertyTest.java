@@ -587,6 +587,8 @@ class ReplayPropertyTest {
                         }
                         case Effect.EmitSnapshot snapshot -> assertThat(snapshot.executionId()).isEqualTo(id);
                         case Effect.SendCommand send -> check(false, () -> "a flow without subflows sent " + send);
+                        case Effect.StopTasks stop -> check(command instanceof KillExecution,
+                                () -> "tasks stopped by " + label(command));
                         // cancelled timers stay fireable: a crash may lose the cancel, and firing must be harmless
                         case Effect.CancelTimer cancel -> {
                             check(scheduled.contains(cancel.timer()), () -> "cancelled a timer never scheduled: "

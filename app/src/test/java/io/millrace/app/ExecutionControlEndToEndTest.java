@@ -13,13 +13,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Pause and resume over REST, as a person approving a step would: one engine, the real broker. */
-class PauseEndToEndTest {
+/** Pause, resume and kill over REST, as a person approving or stopping a step would: one engine, the real broker. */
+class ExecutionControlEndToEndTest {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final String APPROVAL = """
             id: approval
@@ -44,11 +45,18 @@ class PauseEndToEndTest {
               - {id: after, type: io.kestra.plugin.core.log.Log, message: awake}
             """;
 
+    private static final String SLEEPY = """
+            id: sleepy
+            namespace: company.team
+            tasks:
+              - {id: nap, type: io.kestra.plugin.core.flow.Sleep, duration: PT60S}
+            """;
+
     @TempDir
     Path stateDir;
 
     @Test
-    void shouldPauseResumeWithCheckedInputsAndAnswer409WhenNotPausedOrRunning() throws Exception {
+    void shouldPauseResumeWithCheckedInputsAndKillWhatRunsOnAWorker() throws Exception {
         MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("pause", stateDir, "port", "0"), null);
         try (Engine engine = Engine.start(config)) {
             String api = "http://localhost:" + engine.port() + "/api/v1";
@@ -94,7 +102,37 @@ class PauseEndToEndTest {
 
             // then
             assertThat(await(api, slow, e -> state(e).equals("SUCCESS")).path("taskRunList")).hasSize(2);
+
+            // and when: an execution sleeping a minute on a worker is killed
+            send("POST", api + "/flows", SLEEPY, 200);
+            String sleepy = send("POST", api + "/executions/company.team/sleepy", null, 200).path("id").asText();
+            await(api, sleepy, e -> e.at("/taskRunList/0/state/current").asText().equals("RUNNING"));
+            Thread.sleep(300); // the worker has the task by now
+            Instant killedAt = Instant.now();
+            send("POST", api + "/executions/" + sleepy + "/kill", null, 202);
+
+            // then: KILLED within 2 s, and the worker's task stopped within 1 s
+            await(api, sleepy, e -> state(e).equals("KILLED"));
+            assertThat(Duration.between(killedAt, Instant.now())).isLessThan(Duration.ofSeconds(2));
+            JsonNode stopped = awaitLog(api, sleepy, "stopped, its execution was killed");
+            assertThat(Duration.between(killedAt, Instant.parse(stopped.path("timestamp").asText())))
+                    .isLessThan(Duration.ofSeconds(1));
         }
+    }
+
+    private static JsonNode awaitLog(String api, String id, String text) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(api + "/logs/" + id)).GET()
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            for (JsonNode line : Json.MAPPER.readTree(response.body())) {
+                if (line.path("message").asText().contains(text)) {
+                    return line;
+                }
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("Expected a log line of execution " + id + " saying '" + text + "' within 30 s");
     }
 
     private static int multipart(String url, Map<String, String> fields) throws Exception {
