@@ -3,6 +3,7 @@ package io.millrace.topology;
 import io.millrace.core.command.Command;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.StartedOffsets;
+import io.millrace.core.flow.TaskTypes;
 import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.CreateExecutionPayload;
 import java.util.List;
@@ -67,13 +68,22 @@ final class Pacing {
      * @return whether the record waits (and is handled when its turn comes)
      */
     boolean parks(SpecificRecord value, RecordMetadata source) {
-        if (!(value instanceof CommandRecord create && create.getPayload() instanceof CreateExecutionPayload)
-                || !running.bounded() || admissions.isEmpty() && running.free() > 0 || source == null) {
+        if (!(value instanceof CommandRecord create && create.getPayload() instanceof CreateExecutionPayload payload)
+                || !running.bounded() || admissions.isEmpty() && running.free() > 0 || source == null
+                || startedBySubflow(payload)) {
             return false;
         }
         admissions.park(source.offset(), create); // a duplicate waits too, and is found one when it starts
         count();
         return true;
+    }
+
+    /**
+     * A subflow's child is work its parent, running already, waits for: it never waits for a place, or parents holding
+     * every place would wait for children that wait for them.
+     */
+    private static boolean startedBySubflow(CreateExecutionPayload create) {
+        return create.getTrigger() != null && TaskTypes.SUBFLOWS.contains(create.getTrigger().getType());
     }
 
     /** What a command left its execution as: running, or not (ended, purged, never created, failed to handle). */

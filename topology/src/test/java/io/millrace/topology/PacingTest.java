@@ -16,6 +16,7 @@ import io.millrace.serdes.StartedOffsets;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.DeadLetterRecord;
+import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.StoredExecution;
 import io.millrace.serdes.avro.TaskResultRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
@@ -57,6 +58,7 @@ class PacingTest {
     private TestInputTopic<String, TaskResultRecord> results;
     private TestOutputTopic<String, WorkerTaskRecord> tasks;
     private TestOutputTopic<String, DeadLetterRecord> deadLetters;
+    private TestInputTopic<String, FlowRecord> flows;
 
     private void start(String maxRunning, String guarantee) throws Exception {
         MillraceConfig config = ConfigLoader.load(Map.of(), Map.of("state-dir", stateDir.toString(),
@@ -73,8 +75,8 @@ class PacingTest {
         deadLetters = driver.createOutputTopic(topics.deadLetters().name(), string.deserializer(),
                 Topics.DEAD_LETTER_SERDE.deserializer());
         var flow = new FlowParser().parse(FLOW).withRevision(1);
-        driver.createInputTopic(topics.flows().name(), string.serializer(), Topics.FLOW_SERDE.serializer())
-                .pipeInput(FlowMapper.key(flow.namespace(), flow.id(), 1), FlowMapper.toRecord(flow, START));
+        flows = driver.createInputTopic(topics.flows().name(), string.serializer(), Topics.FLOW_SERDE.serializer());
+        flows.pipeInput(FlowMapper.key(flow.namespace(), flow.id(), 1), FlowMapper.toRecord(flow, START));
     }
 
     @AfterEach
@@ -195,6 +197,36 @@ class PacingTest {
 
         // then: the kill concerned no create read before it
         assertThat(tasks.readValuesToList()).extracting(WorkerTaskRecord::getExecutionId).containsExactly("e4", "e3");
+        assertThat(deadLetters.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldStartASubflowsChildAtOnceWhenItsParentTakesTheLastPlace() throws Exception {
+        // given: one place, and a parent that waits for a child
+        start("1", "exactly_once_v2");
+        var parent = new FlowParser().parse("""
+                id: parent
+                namespace: company.team
+                tasks:
+                  - {id: call, type: io.kestra.plugin.core.flow.Subflow, namespace: company.team, flowId: one-step}
+                """).withRevision(1);
+        flows.pipeInput(FlowMapper.key(parent.namespace(), parent.id(), 1), FlowMapper.toRecord(parent, START));
+
+        // when: the parent takes the place; its child's create comes back to the executor
+        commands.pipeInput("p1", CommandMapper.toRecord(new CreateExecution("p1", "company.team", "parent", null,
+                Map.of(), Map.of(), START)));
+
+        // then: the child runs, though no place is free (waiting for one, it would wait for ever on its parent)
+        assertThat(tasks.readValuesToList()).singleElement().satisfies(task ->
+                assertThat(task.getTaskId()).isEqualTo("only"));
+        assertThat(waiting()).isZero();
+
+        // and when: another parent comes while both run
+        commands.pipeInput("p2", CommandMapper.toRecord(new CreateExecution("p2", "company.team", "parent", null,
+                Map.of(), Map.of(), START)));
+
+        // then: it waits, as any create
+        assertThat(waiting()).isEqualTo(1);
         assertThat(deadLetters.isEmpty()).isTrue();
     }
 
