@@ -10,8 +10,8 @@ import java.util.stream.Collectors;
 
 /**
  * What the conformance runner reads from a corpus flow's YAML: the type of every task id, which tasks loop,
- * and whether the flow belongs to part 2 (features the engine does not have yet: flow-level
- * {@code retry}, retry behavior {@code CREATE_NEW_EXECUTION}).
+ * and whether the flow belongs to part 2 (a feature the engine does not have yet: retry behavior
+ * {@code CREATE_NEW_EXECUTION}).
  */
 record FlowShape(Map<String, String> typeById, List<String> part2Features) {
 
@@ -21,8 +21,8 @@ record FlowShape(Map<String, String> typeById, List<String> part2Features) {
     static FlowShape of(Map<String, Object> yaml) {
         var types = new HashMap<String, String>();
         var part2 = new ArrayList<String>();
-        if (yaml.get("retry") != null) {
-            part2.add("flow-level retry");
+        if (yaml.get("retry") instanceof Map<?, ?> retry && "CREATE_NEW_EXECUTION".equals(retry.get("behavior"))) {
+            part2.add("flow-level retry behavior CREATE_NEW_EXECUTION");
         }
         walk(yaml, types, part2);
         return new FlowShape(Map.copyOf(types), List.copyOf(part2));

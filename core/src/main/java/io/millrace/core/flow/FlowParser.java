@@ -22,9 +22,9 @@ public final class FlowParser {
     private static final Pattern ID = TaskTreeParser.ID;
     private static final Pattern NAMESPACE = Pattern.compile("^[a-z0-9][a-z0-9._-]*$");
     private static final Set<String> ROOT_PROPERTIES = Set.of("id", "namespace", "description", "labels", "inputs",
-            "variables", "tasks", "errors", "finally", "outputs", "pluginDefaults", "taskDefaults", "disabled", "triggers");
+            "variables", "tasks", "errors", "finally", "outputs", "pluginDefaults", "taskDefaults", "disabled", "triggers",
+            "retry");
     private static final Map<String, String> NOT_YET = Map.of(
-            "retry", "flow-level retries are not supported yet",
             "concurrency", "flow concurrency limits are not supported yet");
 
     /** Parses a flow; the revision is 0 until the flow is stored. */
@@ -50,7 +50,9 @@ public final class FlowParser {
             problems.add("Expected 'namespace' to match " + NAMESPACE.pattern() + ", but was '" + namespace + "'");
         }
         JsonNode defaultsNode = root.has("pluginDefaults") ? root.get("pluginDefaults") : root.get("taskDefaults");
-        var tree = new TaskTreeParser(problems, PluginDefaults.parse(defaultsNode, problems));
+        JsonNode retryNode = root.get("retry");
+        RetryPolicy retry = retryNode == null || retryNode.isNull() ? null : RetryParser.parse(retryNode, "retry", problems);
+        var tree = new TaskTreeParser(problems, PluginDefaults.parse(defaultsNode, problems), retry);
         List<TaskDef> tasks = tree.tasks(root.get("tasks"), "tasks", "tasks", true, 0);
         List<TaskDef> errors = tree.tasks(root.get("errors"), "errors", "errors", false, 0);
         List<TaskDef> finallyTasks = tree.tasks(root.get("finally"), "finally", "finally", false, 0);

@@ -47,10 +47,13 @@ final class TaskTreeParser {
     final List<String> problems;
     private final Set<String> ids = new HashSet<>();
     private final PluginDefaults defaults;
+    private final RetryPolicy flowRetry;
 
-    TaskTreeParser(List<String> problems, PluginDefaults defaults) {
+    /** @param flowRetry the flow's {@code retry}: the policy of a worker task or subflow without one of its own */
+    TaskTreeParser(List<String> problems, PluginDefaults defaults, RetryPolicy flowRetry) {
         this.problems = problems;
         this.defaults = defaults;
+        this.flowRetry = flowRetry;
     }
 
     List<TaskDef> tasks(JsonNode node, String path, String where, boolean required, int depth) {
@@ -99,7 +102,7 @@ final class TaskTreeParser {
             problems.add(why != null ? "Unsupported task type '" + type + "' at " + where + ".type: " + why
                     : "Unknown task type '" + type + "' at " + where + ".type; supported: " + supported());
         }
-        TaskOptions options = options(node);
+        TaskOptions options = options(node, canonical);
         TaskDef task = null;
         if (canonical != null) {
             TypeParser flowable = FLOWABLES.get(canonical);
@@ -246,12 +249,21 @@ final class TaskTreeParser {
         return labels;
     }
 
-    private TaskOptions options(TaskNode node) {
+    /**
+     * The options common to every task; a worker task or subflow without a {@code retry} takes the flow's (Kestra
+     * applies it there, not to flowables).
+     */
+    private TaskOptions options(TaskNode node, String canonical) {
         Duration timeout = duration(node, "timeout");
         String workerGroup = workerGroup(node);
         String logLevel = node.text("logLevel");
         node.raw("logToFile");
-        return new TaskOptions(retry(node), timeout, node.text("runIf"), node.bool("allowFailure"),
+        RetryPolicy retry = retry(node);
+        if (retry == null && canonical != null
+                && (TaskTypes.RUNNABLE.contains(canonical) || TaskTypes.SUBFLOWS.contains(canonical))) {
+            retry = flowRetry;
+        }
+        return new TaskOptions(retry, timeout, node.text("runIf"), node.bool("allowFailure"),
                 node.bool("allowWarning"), node.bool("disabled"), workerGroup, node.text("description"), logLevel);
     }
 

@@ -25,6 +25,29 @@ class FlowParserTest {
     class ValidFlows {
 
         @Test
+        void shouldGiveTheFlowsRetryToWorkerTasksAndSubflowsWithoutTheirOwn() throws Exception {
+            // when
+            Flow flow = new FlowParser().parse("""
+                    id: retried
+                    namespace: io.millrace.tests
+                    retry: {type: constant, interval: PT1S, maxAttempt: 4}
+                    tasks:
+                      - id: seq
+                        type: sequential
+                        tasks:
+                          - {id: plain, type: log, message: m}
+                          - {id: own, type: log, message: m, retry: {type: constant, interval: PT2S, maxAttempt: 2}}
+                      - {id: call, type: subflow, namespace: io.millrace.tests, flowId: other}
+                    """);
+
+            // then
+            assertThat(flow.task("plain").orElseThrow().options().retry().maxAttempt()).isEqualTo(4);
+            assertThat(flow.task("own").orElseThrow().options().retry().maxAttempt()).isEqualTo(2);
+            assertThat(flow.task("call").orElseThrow().options().retry().maxAttempt()).isEqualTo(4);
+            assertThat(flow.task("seq").orElseThrow().options().retry()).as("not a flowable's").isNull();
+        }
+
+        @Test
         void shouldParseFullFlow() throws Exception {
             // given
             String yaml = """
@@ -501,9 +524,7 @@ class FlowParserTest {
                     """;
 
             // when / then
-            assertThat(problemsOf(yaml)).containsExactly(
-                    "Unsupported property 'retry' at the root of the flow: flow-level retries are not supported yet",
-                    "Unknown or unsupported property 'sla' at the root of the flow");
+            assertThat(problemsOf(yaml)).containsExactly("Unknown or unsupported property 'sla' at the root of the flow");
         }
 
         @ParameterizedTest
