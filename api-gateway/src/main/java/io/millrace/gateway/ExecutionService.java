@@ -1,6 +1,7 @@
 package io.millrace.gateway;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.http.sse.SseClient;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
@@ -46,6 +47,7 @@ final class ExecutionService {
     private final FlowService flows;
     private final ReadModel readModel;
     private final Waiters waiters;
+    private final Followers followers;
     private final Admission admission;
     private final Publisher publisher;
     private final Executor executor;
@@ -56,9 +58,10 @@ final class ExecutionService {
      * @param executor where answers are built, never on Kafka's threads
      * @param expressions renders a webhook's inputs
      */
-    ExecutionService(FlowService flows, ReadModel readModel, Waiters waiters, Admission admission, Publisher publisher,
-            Executor executor, Clock clock, Expressions expressions) {
+    ExecutionService(FlowService flows, ReadModel readModel, Waiters waiters, Followers followers, Admission admission,
+            Publisher publisher, Executor executor, Clock clock, Expressions expressions) {
         this.flows = flows;
+        this.followers = followers;
         this.expressions = expressions;
         this.readModel = readModel;
         this.waiters = waiters;
@@ -228,6 +231,11 @@ final class ExecutionService {
     private Execution known(String executionId) {
         return readModel.execution(executionId).map(ExecutionJson::execution)
                 .orElseThrow(() -> ApiException.notFound("Execution '" + executionId + "' not found"));
+    }
+
+    /** Follows an execution, one just started too: its frames begin once the read model has it. */
+    void follow(String executionId, SseClient client) {
+        followers.follow(executionId, client);
     }
 
     /** {@code {"results": [executions], "total": n}}, as Kestra's search answers. */

@@ -50,14 +50,20 @@ public final class Gateway implements AutoCloseable {
         try {
             publisherMetrics = publisher.bindMetrics(registry);
             var overlay = new FlowOverlay();
-            readModel = ReadModel.start(config, overlay::caughtUp, waiters::onSnapshot, registry);
             var clock = Clock.systemUTC();
+            var followers = new Followers(waiters,
+                    id -> readModel.execution(id).map(snapshot -> ExecutionJson.of(snapshot, clock.instant())), responses,
+                    config.waitTimeout());
+            readModel = ReadModel.start(config, overlay::caughtUp, (key, snapshot) -> {
+                waiters.onSnapshot(key, snapshot);
+                followers.onSnapshot(key, snapshot);
+            }, registry);
             Topics topics = Topics.of(config);
             var flows = new FlowService(readModel::latestFlow, overlay, publisher, clock,
                     groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
             admission = Admission.of(config, registry);
-            var executions = new ExecutionService(flows, readModel, waiters, admission, publisher, responses, clock,
-                    new Expressions(config.expressionLimits()));
+            var executions = new ExecutionService(flows, readModel, waiters, followers, admission, publisher, responses,
+                    clock, new Expressions(config.expressionLimits()));
             http = HttpApi.create(flows, executions, readModel::logs, this::problem, config.waitTimeout(), responses,
                     new GatewayMetrics(registry, waiters), config.api());
             http.start(host, config.port());

@@ -51,6 +51,9 @@ import org.slf4j.LoggerFactory;
  *                                                | 429 | 503
  * GET  /api/v1/executions/search                200 {results, total} | 400   (see ExecutionSearch)
  * GET  /api/v1/executions/{id}                   200 | 404
+ * GET  /api/v1/executions/{id}/follow            server-sent events: the execution (id: start), on every change
+ *                                                (id: progress), until it ends; unknown for wait-timeout: error
+ *                                                | 406 (without Accept: text/event-stream)
  * GET  /api/v1/logs/{executionId}                200 [entries] | 400   (see LogJson; /download as text)
  * </pre>
  */
@@ -153,6 +156,13 @@ final class HttpApi {
         // before the read of one execution, which would otherwise take "search" for an execution id
         app.get("/api/v1/executions/search", ctx -> ctx.json(executions.search(ExecutionSearch.parse(ctx.queryParamMap()))));
         app.get("/api/v1/executions/{id}", ctx -> ctx.json(executions.get(ctx.pathParam("id"))));
+        app.before("/api/v1/executions/{id}/follow", ctx -> {
+            if (!"text/event-stream".equals(ctx.header("Accept"))) {
+                throw new ApiException(406, "Expected the header Accept: text/event-stream (a follow is server-sent"
+                        + " events), but got " + ctx.header("Accept"), List.of());
+            }
+        });
+        app.sse("/api/v1/executions/{id}/follow", client -> executions.follow(client.ctx().pathParam("id"), client));
         app.get("/api/v1/logs/{executionId}", ctx -> ctx.json(LogJson.json(logs(ctx, logs))));
         app.get("/api/v1/logs/{executionId}/download", ctx -> ctx.contentType("text/plain; charset=utf-8")
                 .result(LogJson.text(logs(ctx, logs))));

@@ -55,6 +55,16 @@ final class Waiters {
         return waiter;
     }
 
+    /** Takes a place for another kind of waiting request (a follower); false when none is left. */
+    boolean tryHold() {
+        return slots.tryAcquire();
+    }
+
+    /** Gives back a place {@link #tryHold} took. */
+    void release() {
+        slots.release();
+    }
+
     /**
      * Every new snapshot of the executions topic, as encoded there; only terminal ones release a waiter. Only the
      * snapshots of awaited executions are decoded.

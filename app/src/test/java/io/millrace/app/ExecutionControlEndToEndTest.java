@@ -14,6 +14,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
@@ -57,7 +59,7 @@ class ExecutionControlEndToEndTest {
 
     @Test
     void shouldPauseResumeWithCheckedInputsAndKillWhatRunsOnAWorker() throws Exception {
-        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("pause", stateDir, "port", "0"), null);
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("pause", stateDir, "port", "0", "wait-timeout", "PT3S"), null);
         try (Engine engine = Engine.start(config)) {
             String api = "http://localhost:" + engine.port() + "/api/v1";
             send("POST", api + "/flows", APPROVAL, 200);
@@ -102,6 +104,34 @@ class ExecutionControlEndToEndTest {
 
             // then
             assertThat(await(api, slow, e -> state(e).equals("SUCCESS")).path("taskRunList")).hasSize(2);
+
+            // and when: an execution is followed from its start
+            String followed = send("POST", api + "/executions/company.team/slow", null, 200).path("id").asText();
+            HttpResponse<java.util.stream.Stream<String>> stream = HTTP.send(HttpRequest.newBuilder(
+                    URI.create(api + "/executions/" + followed + "/follow")).header("Accept", "text/event-stream")
+                    .GET().build(), HttpResponse.BodyHandlers.ofLines());
+            List<String> lines = stream.body().toList(); // until the server ends the stream
+
+            // then: a frame now, frames as it changes, the last one terminal, and the end of the stream
+            assertThat(stream.statusCode()).isEqualTo(200);
+            assertThat(stream.headers().firstValue("Content-Type")).as("%s", lines).hasValueSatisfying(type ->
+                    assertThat(type).startsWith("text/event-stream"));
+            List<JsonNode> frames = new ArrayList<>();
+            for (String line : lines) {
+                if (line.startsWith("data: ")) {
+                    frames.add(Json.MAPPER.readTree(line.substring(6)));
+                }
+            }
+            assertThat(lines).contains("id: start");
+            assertThat(frames.size()).as("frames %s", lines).isGreaterThanOrEqualTo(2);
+            assertThat(frames).allSatisfy(frame -> assertThat(frame.path("id").asText()).isEqualTo(followed));
+            assertThat(frames.getLast().at("/state/current").asText()).isEqualTo("SUCCESS");
+            assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(api + "/executions/nope/follow"))
+                    .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofLines()).body().toList())
+                    .as("an execution unknown after wait-timeout").contains("event: error",
+                            "data: Execution 'nope' not found");
+            assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(api + "/executions/" + followed + "/follow")).GET()
+                    .build(), HttpResponse.BodyHandlers.discarding()).statusCode()).as("without Accept").isEqualTo(406);
 
             // and when: an execution sleeping a minute on a worker is killed
             send("POST", api + "/flows", SLEEPY, 200);
