@@ -56,7 +56,14 @@ class GatewayStaleStateTest {
         try (Gateway gateway = Gateway.startStandalone(config, registry);
                 var producer = producer(config)) {
 
-            // then: ready by itself, serving the execution, and the logs the topic holds now
+            // then: it finds its state stale (it may say ready for a moment before: the logs' offsets are checked
+            // as the global thread reads them), rebuilds it, and is ready by itself, serving the execution, and the
+            // logs the topic holds now
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (registry.get("millrace.state.resets").tag("role", "gateway").counter().count() < 1
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
             assertThat(gateway.awaitReady(Duration.ofSeconds(90))).isTrue();
             var api = new Api(gateway.port());
             assertThat(api.get("/api/v1/executions/ex1").json().at("/state/current").asText()).isEqualTo("SUCCESS");
