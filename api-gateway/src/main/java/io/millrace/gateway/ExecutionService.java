@@ -13,7 +13,6 @@ import io.millrace.core.execution.TaskRun;
 import io.millrace.core.expression.ExpressionException;
 import io.millrace.core.expression.Expressions;
 import io.millrace.core.flow.Flow;
-import io.millrace.core.flow.InputDef;
 import io.millrace.core.flow.Inputs;
 import io.millrace.core.flow.Pause;
 import io.millrace.core.flow.TriggerDef;
@@ -203,7 +202,12 @@ final class ExecutionService {
         TaskRun paused = execution.taskRuns().stream().filter(r -> r.state() == State.PAUSED).findFirst().orElse(null);
         if (paused != null) {
             try {
-                Inputs.resolve(onResume(execution, paused), inputs);
+                Pause pause = pauseOf(execution, paused);
+                if (pause != null) {
+                    pause.resumeOutputs(inputs);
+                } else {
+                    Inputs.resolve(List.of(), inputs);
+                }
             } catch (Inputs.InvalidInputsException e) {
                 throw ApiException.badRequest("Invalid inputs to resume execution '" + executionId + "' at task '"
                         + paused.taskId() + "': " + e.getMessage(), e.problems());
@@ -217,15 +221,14 @@ final class ExecutionService {
         return publisher.publishCommand(command).thenApplyAsync(acked -> new Reply(204, null), executor);
     }
 
-    /** The {@code onResume} inputs of the Pause task whose run waits, in the execution's own revision of its flow. */
-    private List<InputDef> onResume(Execution execution, TaskRun paused) {
+    /** The Pause task whose run waits, in the execution's own revision of its flow; null if it is none. */
+    private Pause pauseOf(Execution execution, TaskRun paused) {
         Flow flow = readModel.flowRevision(execution.namespace(), execution.flowId(), execution.flowRevision())
                 .map(FlowMapper::fromRecord)
                 .orElseThrow(() -> ApiException.conflict("Flow '" + Flow.key(execution.namespace(), execution.flowId())
                         + "' revision " + execution.flowRevision() + " of execution '" + execution.id()
                         + "' is not known to this gateway"));
-        return flow.task(paused.taskId()).orElse(null) instanceof Pause pause && pause.onResume() != null
-                ? pause.onResume() : List.of();
+        return flow.task(paused.taskId()).orElse(null) instanceof Pause pause ? pause : null;
     }
 
     private Execution known(String executionId) {

@@ -116,8 +116,4 @@ final class Followers {
             }
         });
     }
-
-    int size() {
-        return byExecution.values().stream().mapToInt(Set::size).sum();
-    }
 }

@@ -6,9 +6,7 @@ import io.millrace.core.event.TaskRunResumed;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.flow.Flowable;
-import io.millrace.core.flow.Inputs;
 import io.millrace.core.flow.Pause;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -60,17 +58,5 @@ final class Pausing {
                 advance.touch(run.id());
             }
         }
-    }
-
-    /**
-     * A resumed Pause's outputs: {@code onResume}, its declared inputs resolved from {@code given} as a flow's inputs
-     * are; none when it declares none (then no input may be given).
-     */
-    static Map<String, Object> outputs(Pause pause, Map<String, Object> given) throws Inputs.InvalidInputsException {
-        if (pause.onResume() == null) {
-            Inputs.resolve(List.of(), given);
-            return Map.of();
-        }
-        return Map.of("onResume", Inputs.resolve(pause.onResume(), given));
     }
 }

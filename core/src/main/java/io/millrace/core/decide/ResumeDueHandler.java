@@ -32,7 +32,7 @@ final class ResumeDueHandler implements TimerHandler {
     /** The outputs of a Pause resumed by its delay: its onResume inputs' defaults, or none when one is required. */
     private static Map<String, Object> defaults(Pause pause) {
         try {
-            return Pausing.outputs(pause, Map.of());
+            return pause.resumeOutputs(Map.of());
         } catch (Inputs.InvalidInputsException e) {
             return Map.of("onResume", Map.of());
         }

@@ -48,7 +48,7 @@ final class ResumeHandler implements CommandHandler<ResumeExecution> {
             }
             Map<String, Object> outputs;
             try {
-                outputs = Pausing.outputs(pause, command.inputs());
+                outputs = pause.resumeOutputs(command.inputs());
             } catch (Inputs.InvalidInputsException e) {
                 step.reject(Rejection.Kind.INVALID, "Expected the inputs to resume '" + run.taskId() + "' with to match "
                         + "its onResume inputs, but: " + e.getMessage());

@@ -120,9 +120,8 @@ final class Subflows {
      */
     Optional<SubflowEnded> ended(Execution child, ExecutionView state, Flow childFlow, Instant now) {
         ExecutionTrigger trigger = child.trigger();
-        Optional<SubflowEnded> notice = notice(trigger, child.id(), child.state(), null, null, now);
-        if (notice.isEmpty()) {
-            return notice;
+        if (!startedBySubflow(trigger)) {
+            return Optional.empty();
         }
         Map<String, Object> parent = trigger.variables();
         Flow parentFlow = flows.find(String.valueOf(parent.get(NAMESPACE)), String.valueOf(parent.get(FLOW_ID)),
@@ -157,13 +156,19 @@ final class Subflows {
     /** The notice to the run a child's {@code trigger} names, if a Subflow run started it. */
     private static Optional<SubflowEnded> notice(ExecutionTrigger trigger, String childId, State state,
             Map<String, Object> outputs, String error, Instant now) {
-        if (trigger == null || !TaskTypes.SUBFLOWS.contains(trigger.type())
-                || !(trigger.variables().get(TASK_RUN_ID) instanceof String runId)
-                || !(trigger.variables().get(ATTEMPT) instanceof Number attempt)) {
+        if (!startedBySubflow(trigger)) {
             return Optional.empty();
         }
-        return Optional.of(new SubflowEnded(String.valueOf(trigger.variables().get(EXECUTION_ID)), runId,
-                attempt.intValue(), childId, state, outputs, error, now));
+        Map<String, Object> link = trigger.variables();
+        return Optional.of(new SubflowEnded(String.valueOf(link.get(EXECUTION_ID)), (String) link.get(TASK_RUN_ID),
+                ((Number) link.get(ATTEMPT)).intValue(), childId, state, outputs, error, now));
+    }
+
+    /** Whether a Subflow run started the execution of {@code trigger}, naming the run and attempt to tell. */
+    private static boolean startedBySubflow(ExecutionTrigger trigger) {
+        return trigger != null && TaskTypes.SUBFLOWS.contains(trigger.type())
+                && trigger.variables().get(TASK_RUN_ID) instanceof String
+                && trigger.variables().get(ATTEMPT) instanceof Number;
     }
 
     /** The kill of the child a running Subflow run's attempt started (the kill of a parent reaches its children). */

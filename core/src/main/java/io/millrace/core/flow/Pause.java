@@ -2,6 +2,7 @@ package io.millrace.core.flow;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Holds the execution PAUSED until it is resumed: by a call (with {@code onResume} inputs, then the run's outputs), by
@@ -27,6 +28,18 @@ public record Pause(String id, TaskOptions options, Duration delay, Duration tim
     @Override
     public List<TaskDef> mainTasks() {
         return tasks;
+    }
+
+    /**
+     * The outputs of a resume with {@code given} inputs: {@code onResume}, its declared inputs resolved as a flow's
+     * are (defaults filled in); none when it declares none, and then no input may be given.
+     */
+    public Map<String, Object> resumeOutputs(Map<String, Object> given) throws Inputs.InvalidInputsException {
+        if (onResume == null) {
+            Inputs.resolve(List.of(), given);
+            return Map.of();
+        }
+        return Map.of("onResume", Inputs.resolve(onResume, given));
     }
 
     /** How long after pausing the run moves on by itself (resumed by a delay, failed by a timeout); null: never. */
