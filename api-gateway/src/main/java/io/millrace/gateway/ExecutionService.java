@@ -5,6 +5,7 @@ import io.javalin.http.sse.SseClient;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
+import io.millrace.core.command.RestartExecution;
 import io.millrace.core.command.ResumeExecution;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.ExecutionTrigger;
@@ -219,6 +220,26 @@ final class ExecutionService {
         var command = new ResumeExecution(executionId, paused == null ? null : paused.id(), inputs,
                 clock.instant().truncatedTo(ChronoUnit.MILLIS));
         return publisher.publishCommand(command).thenApplyAsync(acked -> new Reply(204, null), executor);
+    }
+
+    /**
+     * Restarts a FAILED or KILLED execution from its failed task runs (409 otherwise, and for one that failed before
+     * any task ran): 202 once the command is acknowledged. The executor checks again on the state it has then.
+     */
+    CompletableFuture<Reply> restart(String executionId) {
+        Execution execution = known(executionId);
+        if (!execution.state().isFailure()) {
+            throw ApiException.conflict("Execution '" + executionId + "' did not fail: it is " + execution.state()
+                    + "; only a FAILED or KILLED execution can be restarted");
+        }
+        if (execution.taskRuns().stream().noneMatch(run -> run.state().isFailure())) {
+            throw ApiException.conflict("Execution '" + executionId + "' has no failed task run to restart from (it "
+                    + "failed before any task, or its flow outputs failed): start the flow again");
+        }
+        return publisher.publishCommand(new RestartExecution(executionId, clock.instant().truncatedTo(ChronoUnit.MILLIS)))
+                .thenApplyAsync(acked -> new Reply(202, Json.MAPPER.createObjectNode()
+                        .put("id", executionId)
+                        .put("message", "Restart of execution '" + executionId + "' requested")), executor);
     }
 
     /** The Pause task whose run waits, in the execution's own revision of its flow; null if it is none. */

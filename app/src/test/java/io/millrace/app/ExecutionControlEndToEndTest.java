@@ -21,7 +21,10 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Pause, resume and kill over REST, as a person approving or stopping a step would: one engine, the real broker. */
+/**
+ * Pause, resume, restart and kill over REST, as a person approving, fixing or stopping a step would: one engine, the
+ * real broker.
+ */
 class ExecutionControlEndToEndTest {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final String APPROVAL = """
@@ -54,11 +57,23 @@ class ExecutionControlEndToEndTest {
               - {id: nap, type: io.kestra.plugin.core.flow.Sleep, duration: PT60S}
             """;
 
+    /** Fails its first attempt only: a restart's new attempt succeeds. */
+    private static final String FLAKY = """
+            id: flaky
+            namespace: company.team
+            tasks:
+              - {id: before, type: io.kestra.plugin.core.log.Log, message: once}
+              - id: flaky
+                type: io.kestra.plugin.core.execution.Fail
+                condition: "{{ taskrun.attemptsCount == 0 }}"
+              - {id: after, type: io.kestra.plugin.core.log.Log, message: done}
+            """;
+
     @TempDir
     Path stateDir;
 
     @Test
-    void shouldPauseResumeWithCheckedInputsAndKillWhatRunsOnAWorker() throws Exception {
+    void shouldPauseResumeRestartAndKillWhatRunsOnAWorker() throws Exception {
         MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("pause", stateDir, "port", "0", "wait-timeout", "PT3S"), null);
         try (Engine engine = Engine.start(config)) {
             String api = "http://localhost:" + engine.port() + "/api/v1";
@@ -132,6 +147,24 @@ class ExecutionControlEndToEndTest {
                             "data: Execution 'nope' not found");
             assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(api + "/executions/" + followed + "/follow")).GET()
                     .build(), HttpResponse.BodyHandlers.discarding()).statusCode()).as("without Accept").isEqualTo(406);
+
+            // and given: an execution that failed at its second task
+            send("POST", api + "/flows", FLAKY, 200);
+            String flaky = send("POST", api + "/executions/company.team/flaky?wait=true", null, 200).path("id").asText();
+            assertThat(state(get(api, flaky))).isEqualTo("FAILED");
+            send("POST", api + "/executions/" + slow + "/restart", null, 409);
+            send("POST", api + "/executions/nope/restart", null, 404);
+
+            // when
+            send("POST", api + "/executions/" + flaky + "/restart", null, 202);
+
+            // then: it goes on from the failed task, with a new attempt, and keeps what succeeded
+            JsonNode restarted = await(api, flaky, e -> state(e).equals("SUCCESS"));
+            assertThat(restarted.at("/state/histories").findValuesAsText("state"))
+                    .containsExactly("CREATED", "RUNNING", "FAILED", "RESTARTED", "RUNNING", "SUCCESS");
+            assertThat(restarted.at("/taskRunList/0/attempts")).hasSize(1);
+            assertThat(restarted.at("/taskRunList/1/attempts").findValuesAsText("current")).containsExactly("FAILED", "SUCCESS");
+            assertThat(restarted.path("taskRunList")).hasSize(3);
 
             // and when: an execution sleeping a minute on a worker is killed
             send("POST", api + "/flows", SLEEPY, 200);

@@ -4,6 +4,7 @@ import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
+import io.millrace.core.command.RestartExecution;
 import io.millrace.core.command.ResumeExecution;
 import io.millrace.core.command.SubflowEnded;
 import io.millrace.core.command.TaskResult;
@@ -11,6 +12,7 @@ import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.CreateExecutionPayload;
 import io.millrace.serdes.avro.KillExecutionPayload;
 import io.millrace.serdes.avro.PauseExecutionPayload;
+import io.millrace.serdes.avro.RestartExecutionPayload;
 import io.millrace.serdes.avro.ResumeExecutionPayload;
 import io.millrace.serdes.avro.SubflowEndedPayload;
 import io.millrace.serdes.avro.TaskResultRecord;
@@ -27,6 +29,7 @@ public final class CommandMapper {
             case KillExecution k -> new KillExecutionPayload(k.requestedAt());
             case PauseExecution p -> new PauseExecutionPayload(p.requestedAt());
             case ResumeExecution r -> new ResumeExecutionPayload(r.taskRunId(), Json.write(r.inputs()), r.requestedAt());
+            case RestartExecution r -> new RestartExecutionPayload(r.requestedAt());
             case SubflowEnded e -> new SubflowEndedPayload(e.taskRunId(), e.attempt(), e.childExecutionId(),
                     ExecutionMapper.toRecord(e.state()), e.outputs() == null ? null : Json.write(e.outputs()), e.error(),
                     e.at());
@@ -45,6 +48,7 @@ public final class CommandMapper {
             case PauseExecutionPayload p -> new PauseExecution(record.getExecutionId(), p.getRequestedAt());
             case ResumeExecutionPayload r -> new ResumeExecution(record.getExecutionId(), r.getTaskRunId(),
                     Json.readMap(r.getInputsJson()), r.getRequestedAt());
+            case RestartExecutionPayload r -> new RestartExecution(record.getExecutionId(), r.getRequestedAt());
             case SubflowEndedPayload e -> new SubflowEnded(record.getExecutionId(), e.getTaskRunId(), e.getAttempt(),
                     e.getChildExecutionId(), ExecutionMapper.fromRecord(e.getState()),
                     e.getOutputsJson() == null ? null : Json.readMap(e.getOutputsJson()), e.getError(), e.getAt());

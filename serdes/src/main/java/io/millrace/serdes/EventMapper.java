@@ -5,6 +5,7 @@ import io.millrace.core.event.Event;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.event.ExecutionCreated;
 import io.millrace.core.event.ExecutionPurged;
+import io.millrace.core.event.ExecutionRestarted;
 import io.millrace.core.event.ExecutionStateChanged;
 import io.millrace.core.event.TaskRunAttemptEnded;
 import io.millrace.core.event.TaskRunAttemptStarted;
@@ -19,6 +20,7 @@ import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionCompletedEvent;
 import io.millrace.serdes.avro.ExecutionCreatedEvent;
 import io.millrace.serdes.avro.ExecutionPurgedEvent;
+import io.millrace.serdes.avro.ExecutionRestartedEvent;
 import io.millrace.serdes.avro.ExecutionStateChangedEvent;
 import io.millrace.serdes.avro.TaskRunAttemptEndedEvent;
 import io.millrace.serdes.avro.TaskRunAttemptStartedEvent;
@@ -43,6 +45,7 @@ public final class EventMapper {
             case ExecutionCompleted e -> new ExecutionCompletedEvent(ExecutionMapper.toRecord(e.state()),
                     e.outputs() == null ? null : Json.write(e.outputs()), e.error());
             case ExecutionPurged e -> new ExecutionPurgedEvent();
+            case ExecutionRestarted e -> new ExecutionRestartedEvent();
             case TaskRunCreated e -> new TaskRunCreatedEvent(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value(),
                     e.iteration());
             case TaskRunAttemptStarted e -> new TaskRunAttemptStartedEvent(e.taskRunId(), e.attempt(), e.leaseUntil());
@@ -68,6 +71,7 @@ public final class EventMapper {
             case ExecutionCompletedEvent e -> new ExecutionCompleted(ExecutionMapper.fromRecord(e.getState()),
                     e.getOutputsJson() == null ? null : Json.readMap(e.getOutputsJson()), e.getError(), at);
             case ExecutionPurgedEvent e -> new ExecutionPurged(at);
+            case ExecutionRestartedEvent e -> new ExecutionRestarted(at);
             case TaskRunCreatedEvent e -> new TaskRunCreated(e.getTaskRunId(), e.getTaskId(), e.getParentTaskRunId(), e.getValue(),
                     e.getIteration(), at);
             case TaskRunAttemptStartedEvent e -> new TaskRunAttemptStarted(e.getTaskRunId(), e.getAttempt(), e.getLeaseUntil(), at);

@@ -37,18 +37,18 @@ class SchemaHistoryTest {
 
     /** The current schemas' fingerprints (CRC-64-AVRO of the parsing canonical form, in hex). */
     private static final Map<String, String> PINNED = Map.ofEntries(
-            Map.entry("CommandRecord", "c2b17475a2991abb"),
+            Map.entry("CommandRecord", "8e2c988109fbce99"),
             Map.entry("DeadLetterRecord", "b70ac138e0ff4119"),
-            Map.entry("EventRecord", "7687a086f2c5c10e"),
-            Map.entry("ExecutionRecord", "411a98f511d249ca"),
-            Map.entry("ExecutionSnapshot", "58b870bd3597369e"),
+            Map.entry("EventRecord", "845fe92f696b127f"),
+            Map.entry("ExecutionRecord", "9ac758d56a84a8e4"),
+            Map.entry("ExecutionSnapshot", "1aa3324618b119bc"),
             Map.entry("FlowRecord", "6011c905a8f76a14"),
             Map.entry("LogRecord", "eeb138d409ca54b7"),
             Map.entry("OutputsRecord", "ec0943a15bc55bc7"),
-            Map.entry("StoredExecution", "defbcb8d7387a5c7"),
-            Map.entry("StoredTaskRun", "dc13e09ffc6a6d06"),
-            Map.entry("TaskResultRecord", "9222bb5a21dccf02"),
-            Map.entry("TaskRunSnapshot", "3411975cd4179af2"),
+            Map.entry("StoredExecution", "e38ccda95b8f8b26"),
+            Map.entry("StoredTaskRun", "22c5b40a3c76babc"),
+            Map.entry("TaskResultRecord", "c659955eac7593f3"),
+            Map.entry("TaskRunSnapshot", "a3337c338755ae42"),
             Map.entry("TimerRecord", "4d99626a42edfacf"),
             Map.entry("WorkerTaskRecord", "6ff75f854710acbf"));
 

@@ -5,6 +5,6 @@ package io.millrace.core.command;
  * each with events (past tense) and effects, or a rejection.
  */
 public sealed interface Command permits CreateExecution, KillExecution, TaskResult, TimerFired, PauseExecution,
-        ResumeExecution, SubflowEnded {
+        ResumeExecution, SubflowEnded, RestartExecution {
     String executionId();
 }

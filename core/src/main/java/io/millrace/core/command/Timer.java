@@ -12,7 +12,10 @@ public record Timer(String executionId, Kind kind, String taskRunId, int attempt
     public enum Kind {
         /** The lease of a task run attempt ends: re-dispatch unless a result or heartbeat came. */
         LEASE,
-        /** A finished execution's retention ends: remove its state. No task run: taskRunId is empty, attempt 0. */
+        /**
+         * A finished execution's retention ends: remove its state. No task run: taskRunId is empty; attempt is how many
+         * times the execution had been restarted when it ended, so that the timer of an end before a restart is ignored.
+         */
         PURGE,
         /** A RETRYING task run's wait is over: start its next attempt. {@code attempt} is the one that failed. */
         RETRY,
@@ -22,9 +25,14 @@ public record Timer(String executionId, Kind kind, String taskRunId, int attempt
         RESUME
     }
 
-    /** The wake-up that ends a finished execution's retention. */
+    /** The wake-up that ends the retention of a finished execution never restarted. */
     public static Timer purge(String executionId, Instant dueAt) {
-        return new Timer(executionId, Kind.PURGE, "", 0, dueAt);
+        return purge(executionId, 0, dueAt);
+    }
+
+    /** The wake-up that ends a finished execution's retention, after its end that followed {@code restarts} restarts. */
+    public static Timer purge(String executionId, int restarts, Instant dueAt) {
+        return new Timer(executionId, Kind.PURGE, "", restarts, dueAt);
     }
 
     /** A stable identity: two timers with the same id are the same wake-up. */

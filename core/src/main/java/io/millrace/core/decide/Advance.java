@@ -93,6 +93,7 @@ final class Advance {
 
     private void progressRoot() {
         if (walk.walk(root, null, new RunScope(null, null)) instanceof PlanWalk.Outcome.Done done) {
+            life.skipReset(null);
             endExecution(done);
         }
     }
@@ -126,7 +127,7 @@ final class Advance {
             if (flowable.options().timeout() != null) {
                 step.effect(new Effect.CancelTimer(Timers.timeout(step.executionId(), run, flowable)));
             }
-            life.skipReset(run);
+            life.skipReset(run.id());
             life.end(run, flowable, state, outputs, state.isFailure() ? error : null);
         }
     }
@@ -148,7 +149,7 @@ final class Advance {
         step.emit(completed);
         parts.subflows().ended(step.execution(), step.state(), flow, now)
                 .ifPresent(notice -> step.effect(new Effect.SendCommand(notice)));
-        step.effect(new Effect.ScheduleTimer(Timers.purge(step.executionId(), completed.at(), parts.settings())));
+        step.effect(new Effect.ScheduleTimer(Timers.purge(step.execution(), completed.at(), parts.settings())));
     }
 
     private Map<String, Object> renderOutputs() throws ExpressionException {

@@ -4,6 +4,7 @@ import io.millrace.core.event.Event;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.event.ExecutionCreated;
 import io.millrace.core.event.ExecutionPurged;
+import io.millrace.core.event.ExecutionRestarted;
 import io.millrace.core.event.ExecutionStateChanged;
 import io.millrace.core.event.TaskRunAttemptEnded;
 import io.millrace.core.event.TaskRunAttemptStarted;
@@ -38,6 +39,8 @@ public final class Appliers {
         register(ExecutionCompleted.class, (e, s) ->
                 update(s, x -> x.transition(e.state(), e.at()).withResult(e.outputs(), e.error())));
         register(ExecutionPurged.class, (e, s) -> s.removeExecution());
+        register(ExecutionRestarted.class, (e, s) ->
+                update(s, x -> x.transition(State.RESTARTED, e.at()).withResult(null, null)));
         register(TaskRunCreated.class, (e, s) -> update(s, x -> {
             x.runs().add(TaskRun.created(e.taskRunId(), e.taskId(), e.parentTaskRunId(), e.value(), e.iteration(), e.at()));
             return x;

@@ -5,6 +5,7 @@ import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
+import io.millrace.core.command.RestartExecution;
 import io.millrace.core.command.ResumeExecution;
 import io.millrace.core.command.SubflowEnded;
 import io.millrace.core.command.TaskResult;
@@ -52,6 +53,7 @@ public final class Decider {
         register(PauseExecution.class, new PauseHandler());
         register(ResumeExecution.class, new ResumeHandler());
         register(SubflowEnded.class, new SubflowEndedHandler());
+        register(RestartExecution.class, new RestartHandler());
     }
 
     private <C extends Command> void register(Class<C> type, CommandHandler<C> handler) {

@@ -44,7 +44,7 @@ final class ImpliedEffects {
         var effects = new ArrayList<Effect>();
         if (execution.state().isTerminal()) {
             Instant endedAt = execution.histories().getLast().date();
-            effects.add(new Effect.ScheduleTimer(Timers.purge(execution.id(), endedAt, settings)));
+            effects.add(new Effect.ScheduleTimer(Timers.purge(execution, endedAt, settings)));
             subflows.ended(execution, state, flow, endedAt).ifPresent(n -> effects.add(new Effect.SendCommand(n)));
         } else if (flow != null) {
             for (TaskRun run : execution.taskRuns()) {

@@ -5,7 +5,10 @@ import io.millrace.core.event.ExecutionPurged;
 import io.millrace.core.execution.Execution;
 import java.util.Optional;
 
-/** A finished execution's retention is over: its state is removed. Refused (STALE) for one that still runs. */
+/**
+ * A finished execution's retention is over: its state is removed. Refused (STALE) for one that still runs, and for the
+ * timer of an end before a restart (the end after it has its own).
+ */
 final class PurgeHandler implements TimerHandler {
     @Override
     public Decision fire(Timer timer, DecisionContext context) {
@@ -17,6 +20,10 @@ final class PurgeHandler implements TimerHandler {
         if (!execution.state().isTerminal()) {
             return Decision.rejected(Rejection.Kind.STALE, "Expected a finished execution to purge, but "
                     + execution.id() + " is " + execution.state());
+        }
+        if (timer.attempt() != execution.restarts()) {
+            return Decision.rejected(Rejection.Kind.STALE, "Expected the purge timer of " + execution.id()
+                    + "'s last end, but it was restarted after the end this timer follows");
         }
         Step step = context.step();
         step.emit(new ExecutionPurged(context.now()));

@@ -140,11 +140,12 @@ final class RunLife {
     }
 
     /**
-     * A retried flowable resets every run inside it; those its new attempt did not reach (a branch not taken this time,
-     * errors that were not needed) end SKIPPED with it, so that no run stays CREATED.
+     * A retried flowable (or a restarted execution) resets runs inside it; those its new attempt did not reach (a
+     * branch not taken this time, errors that were not needed) end SKIPPED with it (null: the execution), so that no
+     * run stays CREATED.
      */
-    void skipReset(TaskRun flowableRun) {
-        for (TaskRun descendant : runs().descendants(flowableRun.id())) {
+    void skipReset(String flowableRunId) {
+        for (TaskRun descendant : runs().descendants(flowableRunId)) {
             if (descendant.state() == State.CREATED) {
                 step.emit(new TaskRunCompleted(descendant.id(), State.SKIPPED, Map.of(), null, now));
             }

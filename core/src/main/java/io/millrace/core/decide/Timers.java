@@ -2,6 +2,7 @@ package io.millrace.core.decide;
 
 import io.millrace.core.command.Timer;
 import io.millrace.core.execution.Attempt;
+import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
 import io.millrace.core.execution.TaskRun;
@@ -52,8 +53,8 @@ final class Timers {
     }
 
     /** The end of a finished execution's retention. */
-    static Timer purge(String executionId, Instant endedAt, DeciderSettings settings) {
-        return Timer.purge(executionId, endedAt.plus(settings.retention()));
+    static Timer purge(Execution execution, Instant endedAt, DeciderSettings settings) {
+        return Timer.purge(execution.id(), execution.restarts(), endedAt.plus(settings.retention()));
     }
 
     /**

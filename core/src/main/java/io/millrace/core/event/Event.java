@@ -8,6 +8,6 @@ import java.time.Instant;
  */
 public sealed interface Event permits ExecutionCreated, ExecutionStateChanged, ExecutionCompleted, ExecutionPurged,
         TaskRunCreated, TaskRunAttemptStarted, TaskRunLeaseExtended, TaskRunAttemptEnded, TaskRunCompleted,
-        TaskRunRetrying, TaskRunReset, TaskRunPaused, TaskRunResumed {
+        TaskRunRetrying, TaskRunReset, TaskRunPaused, TaskRunResumed, ExecutionRestarted {
     Instant at();
 }

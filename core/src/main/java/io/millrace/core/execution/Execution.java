@@ -74,6 +74,22 @@ public record Execution(
                 Lists.append(histories, new StateHistory(next, at)), runs, outputs, error);
     }
 
+    /** How many times the execution was restarted. */
+    public int restarts() {
+        return (int) histories.stream().filter(h -> h.state() == State.RESTARTED).count();
+    }
+
+    /** When it was last restarted, or null if never. */
+    public Instant lastRestart() {
+        Instant last = null;
+        for (StateHistory history : histories) {
+            if (history.state() == State.RESTARTED) {
+                last = history.date();
+            }
+        }
+        return last;
+    }
+
     public Execution withResult(Map<String, Object> flowOutputs, String failure) {
         return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, state, histories, runs,
                 flowOutputs, failure);

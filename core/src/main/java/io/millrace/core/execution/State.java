@@ -11,11 +11,19 @@ public enum State {
     WARNING,
     FAILED,
     KILLED,
-    SKIPPED;
+    SKIPPED,
+    /** A FAILED or KILLED execution asked to go on from its failed runs; it is RUNNING again in the same step. */
+    RESTARTED,
+    /** Waiting for a place under its flow's concurrency limit. */
+    QUEUED,
+    /** Ended without running, e.g. refused by its flow's concurrency limit. */
+    CANCELLED,
+    /** Ended FAILED and retried as a new execution. */
+    RETRIED;
 
     public boolean isTerminal() {
         return switch (this) {
-            case SUCCESS, WARNING, FAILED, KILLED, SKIPPED -> true;
+            case SUCCESS, WARNING, FAILED, KILLED, SKIPPED, CANCELLED, RETRIED -> true;
             default -> false;
         };
     }

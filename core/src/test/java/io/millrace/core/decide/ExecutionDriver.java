@@ -2,6 +2,7 @@ package io.millrace.core.decide;
 
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
+import io.millrace.core.command.RestartExecution;
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.command.Timer;
 import io.millrace.core.command.TimerFired;
@@ -109,6 +110,10 @@ final class ExecutionDriver {
 
     Decision kill() {
         return decide(new KillExecution(EXECUTION_ID, now));
+    }
+
+    Decision restart() {
+        return decide(new RestartExecution(EXECUTION_ID, now));
     }
 
     Decision failFromOutside(String reason) {

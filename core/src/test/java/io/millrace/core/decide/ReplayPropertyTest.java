@@ -7,6 +7,7 @@ import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
 import io.millrace.core.command.ResumeExecution;
+import io.millrace.core.command.RestartExecution;
 import io.millrace.core.command.SubflowEnded;
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.command.Timer;
@@ -14,6 +15,7 @@ import io.millrace.core.command.TimerFired;
 import io.millrace.core.event.Event;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.event.ExecutionPurged;
+import io.millrace.core.event.ExecutionRestarted;
 import io.millrace.core.event.TaskRunAttemptEnded;
 import io.millrace.core.event.TaskRunAttemptStarted;
 import io.millrace.core.event.TaskRunCompleted;
@@ -59,9 +61,9 @@ import org.junit.jupiter.api.Test;
  * of every flowable with random options (see {@link RandomTaskTrees}), driven by random (and hostile) command
  * sequences on a fake clock, then, in most cases, drained: open attempts answered and the timers the decisions left
  * scheduled fired when due, as the executor's timer store would, until the executions end. Checked at every step or at
- * the end: (a) folding the events rebuilds the state and outputs; (b) one ExecutionCompleted, the last event; (c)
- * nothing but the purge after the end; (d) attempts numbered 1..n; each command's outcome as its kind and the task's
- * options say; and, for trees, (1) every drained execution ends, (2) an ended execution leaves no task run open, (3) a
+ * the end: (a) folding the events rebuilds the state and outputs; (b) one ExecutionCompleted (since the last
+ * restart), the last event; (c) nothing but the purge or a restart after the end, and no purge before the last end;
+ * (d) attempts numbered 1..n; each command's outcome as its kind and the task's options say; and, for trees, (1) every drained execution ends, (2) an ended execution leaves no task run open, (3) a
  * run sits under a run of the flowable its task is declared in, (4) no two runs share parent, task and iteration, (6)
  * a flowable's timeout leaves its errors and finally to run.
  * Deterministic: each case has its own seed, printed on failure with the flow, the runs and the last commands. Rerun
@@ -94,7 +96,8 @@ class ReplayPropertyTest {
         }
         assertThat(seen).as("what the generated sequences exercised").containsKeys(
                 "TaskRunLeaseExtended", "TaskRunAttemptEnded", "TaskRunCompleted", "STALE", "DUPLICATE", "INVALID",
-                "TaskRunRetrying", "TaskRunReset", "fired RETRY", "fired TIMEOUT", "SKIPPED", "drained nested");
+                "TaskRunRetrying", "TaskRunReset", "fired RETRY", "fired TIMEOUT", "SKIPPED", "drained nested",
+                "ExecutionRestarted");
         assertThat(seen.get("attempt>1")).as("cases with a re-dispatched attempt").isGreaterThan(CASES / 20);
         // the generator must reach the interesting endings, or the properties are checked on too little
         assertThat(stats[State.SUCCESS.ordinal()]).as("executions ending SUCCESS").isPositive();
@@ -231,6 +234,7 @@ class ReplayPropertyTest {
                 case PauseExecution p -> "PauseExecution";
                 case ResumeExecution r -> "ResumeExecution " + (r.taskRunId() == null ? "" : runLabel(r.taskRunId()));
                 case SubflowEnded e -> "SubflowEnded " + runLabel(e.taskRunId());
+                case RestartExecution r -> "RestartExecution";
             };
         }
 
@@ -328,7 +332,9 @@ class ReplayPropertyTest {
             } else if (roll < 86) {
                 run.decide(new CreateExecution(run.id, flow.namespace(), flow.id(), null, randomInputs(), Map.of(), now));
             } else if (roll < 89) {
-                if (!nested || random.nextInt(4) == 0) { // a kill cuts a tree short: rarer there
+                if (run.state.execution().filter(e -> e.state().isFailure()).isPresent() && random.nextBoolean()) {
+                    run.decide(new RestartExecution(run.id, now)); // as a person would, once it failed
+                } else if (!nested || random.nextInt(4) == 0) { // a kill cuts a tree short: rarer there
                     run.decide(new KillExecution(run.id, now));
                 }
             } else if (roll < 94) {
@@ -444,6 +450,8 @@ class ReplayPropertyTest {
             /** The timers the executor's store would hold: scheduled, neither cancelled nor fired yet, by id. */
             private final Map<String, Timer> pending = new LinkedHashMap<>();
             private final List<Timer> purges = new ArrayList<>();
+            /** The purge timers of ends before a restart: still fireable (a crash may lose a cancel), and harmless. */
+            private final List<Timer> cancelledPurges = new ArrayList<>();
             private int completions;
             private boolean stuck;
 
@@ -574,7 +582,13 @@ class ReplayPropertyTest {
                 times.add(now);
                 decisions.add(decision);
                 log.addAll(decision.events());
-                completions += (int) decision.events().stream().filter(ExecutionCompleted.class::isInstance).count();
+                for (Event event : decision.events()) {
+                    if (event instanceof ExecutionRestarted) {
+                        completions = 0; // a restarted execution ends once more
+                    } else if (event instanceof ExecutionCompleted) {
+                        completions++;
+                    }
+                }
                 decision.effects().forEach(effect -> {
                     switch (effect) {
                         case Effect.DispatchTask dispatch -> dispatched.add(dispatch);
@@ -590,6 +604,10 @@ class ReplayPropertyTest {
                         case Effect.StopTasks stop -> check(command instanceof KillExecution,
                                 () -> "tasks stopped by " + label(command));
                         // cancelled timers stay fireable: a crash may lose the cancel, and firing must be harmless
+                        case Effect.CancelTimer cancel when cancel.timer().kind() == Timer.Kind.PURGE -> {
+                            check(purges.remove(cancel.timer()), () -> "cancelled a purge never scheduled: " + cancel.timer());
+                            cancelledPurges.add(cancel.timer());
+                        }
                         case Effect.CancelTimer cancel -> {
                             check(scheduled.contains(cancel.timer()), () -> "cancelled a timer never scheduled: "
                                     + cancel.timer());
@@ -675,6 +693,8 @@ class ReplayPropertyTest {
                     }
                     case CreateExecution create -> assertThat(decision.rejection()).map(Rejection::kind)
                             .hasValue(Rejection.Kind.DUPLICATE);
+                    case RestartExecution restart -> assertThat(decision.rejection()).map(Rejection::kind)
+                            .hasValue(Rejection.Kind.STALE);
                 }
             }
 
@@ -781,10 +801,21 @@ class ReplayPropertyTest {
                 }
                 // (c) once terminal, no further events but the purge, which leaves nothing behind
                 boolean purge = command instanceof TimerFired fired && fired.timer().kind() == Timer.Kind.PURGE;
-                if (purge && before != null && before.state().isTerminal()) {
+                if (purge && before != null && before.state().isTerminal()
+                        && ((TimerFired) command).timer().attempt() != before.restarts()) {
+                    assertThat(decision.rejection()).as("the purge of an end before a restart").isPresent();
+                } else if (purge && before != null && before.state().isTerminal()) {
                     assertThat(decision.events()).singleElement().isInstanceOf(ExecutionPurged.class);
                     assertThat(state.execution()).isEmpty();
                     assertThat(state.allOutputs()).isEmpty();
+                } else if (command instanceof RestartExecution restart && before != null && before.state().isFailure()
+                        && (before.lastRestart() == null || before.lastRestart().isBefore(restart.requestedAt()))
+                        && before.taskRuns().stream().anyMatch(r -> r.state().isFailure())) {
+                    assertThat(decision.rejection()).as("a restart of an execution that failed").isEmpty();
+                    assertThat(decision.events().getFirst()).isInstanceOf(ExecutionRestarted.class);
+                } else if (command instanceof RestartExecution && before != null && before.state().isTerminal()) {
+                    assertThat(decision.rejection()).map(Rejection::kind).as("a restart with no failed run, or stale")
+                            .hasValueSatisfying(kind -> assertThat(kind).isIn(Rejection.Kind.STALE, Rejection.Kind.INVALID));
                 } else if (before != null && before.state().isTerminal()) {
                     assertThat(decision.events()).as("events after the execution ended").isEmpty();
                     assertThat(decision.rejection()).map(Rejection::kind).hasValueSatisfying(kind -> assertThat(kind)
@@ -822,7 +853,8 @@ class ReplayPropertyTest {
                     checkAttempts(run);
                     checkPlace(execution, run, places);
                 }
-                check(nested || open.size() <= 1, () -> "task runs running at once in a linear flow: " + labels(open));
+                List<TaskRun> started = open.stream().filter(r -> r.state() != State.CREATED).toList(); // a restart resets
+                check(nested || started.size() <= 1, () -> "task runs running at once in a linear flow: " + labels(started));
                 if (execution.state().isTerminal()) {
                     // (2) an ended execution leaves no task run behind
                     check(open.isEmpty(), () -> "(2) task runs left " + open.stream().map(r -> runLabel(r.id()) + " "
@@ -847,7 +879,7 @@ class ReplayPropertyTest {
                 // a run reset by its retried parent keeps its attempts, and may lose one more each time it is reset
                 long resets = run.histories().stream().filter(h -> h.state() == State.CREATED).count() - 1;
                 check(nested ? run.lostAttempts() <= settings.maxLostAttempts() + resets
-                        : attempts.size() <= settings.maxLostAttempts(),
+                        : attempts.size() <= settings.maxLostAttempts() + resets, // a restart resets too
                         () -> "attempts of " + runLabel(run.id()) + " (reset " + resets + " times): " + attempts);
                 // only the last attempt may still run, and only while its task run runs or waits (not RETRYING, nor reset)
                 for (int i = 0; i < attempts.size() - 1; i++) {
@@ -903,6 +935,12 @@ class ReplayPropertyTest {
                 }
                 assertThat(purges).singleElement().satisfies(timer -> assertThat(timer.dueAt())
                         .isEqualTo(ended.histories().getLast().date().plus(settings.retention())));
+                for (Timer early : cancelledPurges) {
+                    now = now.isAfter(early.dueAt()) ? now : early.dueAt();
+                    decide(new TimerFired(early, now));
+                    check(decisions.getLast().rejection().isPresent() && state.execution().isPresent(),
+                            () -> "the purge timer of an end before a restart purged the execution: " + early);
+                }
                 now = now.isAfter(purges.getFirst().dueAt()) ? now : purges.getFirst().dueAt();
                 decide(new TimerFired(purges.getFirst(), now));
                 checkReplay();
