@@ -120,7 +120,23 @@ enum CrashFlow {
             inputs:
               - id: n
                 type: INT
-            """);
+            """),
+
+    /**
+     * A concurrency limit of two: killed while most executions wait QUEUED, each starts once, in its turn, and never
+     * more than two run at once.
+     */
+    LIMITED("""
+            id: crash-limited
+            namespace: test.crash
+            concurrency:
+              limit: 2
+            tasks:
+              - {id: nap, type: io.kestra.plugin.core.flow.Sleep, duration: PT0.1S}
+            inputs:
+              - id: n
+                type: INT
+            """, 30, Duration.ofMillis(40), Map.of("nap", 1), Map.of());
 
     final String yaml;
     final int executions;

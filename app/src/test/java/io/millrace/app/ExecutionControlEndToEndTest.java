@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Pause, resume, restart and kill over REST, as a person approving, fixing or stopping a step would: one engine, the
- * real broker.
+ * Pause, resume, restart, concurrency limits and kill over REST, as a person approving, fixing or stopping a step
+ * would: one engine, the real broker.
  */
 class ExecutionControlEndToEndTest {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -67,6 +67,16 @@ class ExecutionControlEndToEndTest {
                 type: io.kestra.plugin.core.execution.Fail
                 condition: "{{ taskrun.attemptsCount == 0 }}"
               - {id: after, type: io.kestra.plugin.core.log.Log, message: done}
+            """;
+
+    /** One at a time: a second execution waits QUEUED. */
+    private static final String ONE_AT_A_TIME = """
+            id: one-at-a-time
+            namespace: company.team
+            concurrency:
+              limit: 1
+            tasks:
+              - {id: nap, type: io.kestra.plugin.core.flow.Sleep, duration: PT1S}
             """;
 
     @TempDir
@@ -165,6 +175,21 @@ class ExecutionControlEndToEndTest {
             assertThat(restarted.at("/taskRunList/0/attempts")).hasSize(1);
             assertThat(restarted.at("/taskRunList/1/attempts").findValuesAsText("current")).containsExactly("FAILED", "SUCCESS");
             assertThat(restarted.path("taskRunList")).hasSize(3);
+
+            // and when: two executions of a flow limited to one at a time
+            send("POST", api + "/flows", ONE_AT_A_TIME, 200);
+            String firstInLine = send("POST", api + "/executions/company.team/one-at-a-time", null, 200).path("id").asText();
+            await(api, firstInLine, e -> state(e).equals("RUNNING"));
+            String secondInLine = send("POST", api + "/executions/company.team/one-at-a-time", null, 200).path("id").asText();
+
+            // then: the second waits QUEUED, then runs once the first has ended
+            await(api, secondInLine, e -> state(e).equals("QUEUED"));
+            JsonNode second = await(api, secondInLine, e -> state(e).equals("SUCCESS"));
+            JsonNode first = get(api, firstInLine);
+            assertThat(second.at("/state/histories").findValuesAsText("state"))
+                    .containsExactly("CREATED", "QUEUED", "RUNNING", "SUCCESS");
+            assertThat(Instant.parse(second.at("/state/histories/2/date").asText()))
+                    .isAfterOrEqualTo(Instant.parse(first.at("/state/endDate").asText()));
 
             // and when: an execution sleeping a minute on a worker is killed
             send("POST", api + "/flows", SLEEPY, 200);

@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -101,6 +102,10 @@ class ExecutorCrashRecoveryTest {
             assertThat(outcomes.terminalSnapshots.keySet()).isEqualTo(outcomes.endings.keySet());
             assertThat(outcomes.terminalSnapshots.values()).allSatisfy(snapshots ->
                     assertThat(snapshots).allSatisfy(execution -> assertRunsAsWithoutAKill(flow, execution)));
+            if (flow.flow().concurrency() != null) {
+                assertThat(mostRunningAtOnce(outcomes.terminalSnapshots.values())).as("most executions running at once")
+                        .isLessThanOrEqualTo(flow.flow().concurrency().limit());
+            }
         } finally {
             executor.destroyForcibly().waitFor();
         }
@@ -131,6 +136,25 @@ class ExecutorCrashRecoveryTest {
                     .as("attempts not lost of %s", run.getId())
                     .containsExactlyElementsOf(states);
         });
+    }
+
+    /** The most executions that ran at once: from each one's RUNNING to its end, by the executors' clocks. */
+    private static int mostRunningAtOnce(Collection<List<Terminal>> executions) {
+        var changes = new java.util.TreeMap<Instant, Integer>();
+        for (List<Terminal> snapshots : executions) {
+            List<StateHistoryRecord> histories = snapshots.getLast().histories();
+            Instant started = histories.stream().filter(h -> h.getState() == StateValue.RUNNING).findFirst()
+                    .map(StateHistoryRecord::getDate).orElseThrow();
+            changes.merge(started, 1, Integer::sum);
+            changes.merge(histories.getLast().getDate(), -1, Integer::sum); // an end before a start at the same time
+        }
+        int running = 0;
+        int most = 0;
+        for (int change : changes.values()) {
+            running += change;
+            most = Math.max(most, running);
+        }
+        return most;
     }
 
     /** Starts an executor process; both runs of one test write to the same log. */
@@ -204,7 +228,7 @@ class ExecutorCrashRecoveryTest {
      * both, every terminal snapshot of each execution.
      */
     /** An execution as its terminal snapshot showed it: its task runs as their latest snapshots had them then. */
-    private record Terminal(String id, List<TaskRunRecord> runs) {
+    private record Terminal(String id, List<TaskRunRecord> runs, List<StateHistoryRecord> histories) {
     }
 
     private static final class Outcomes implements AutoCloseable {
@@ -277,7 +301,7 @@ class ExecutorCrashRecoveryTest {
                                 : List.copyOf(runs.getOrDefault(record.key(), new java.util.TreeMap<>()).values());
                         if (started(record.key())) {
                             terminalSnapshots.computeIfAbsent(record.key(), k -> new ArrayList<>())
-                                    .add(new Terminal(record.key(), latest));
+                                    .add(new Terminal(record.key(), latest, execution.getHistories()));
                         }
                         if (!exactlyOnce) {
                             end(record.key(), outcome(execution.getState().name(), execution.getError()));

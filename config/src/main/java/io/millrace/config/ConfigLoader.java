@@ -65,6 +65,7 @@ public final class ConfigLoader {
             Map.entry("max-task-runs", "100000"),
             Map.entry("max-flowable-concurrency", "1000"),
             Map.entry("max-subflow-depth", "20"),
+            Map.entry("max-queued-executions", "1000"),
             Map.entry("max-running-executions", "200"),
             Map.entry(ExecutorLimits.EXPRESSION_MAX_TIME, "PT0.02S"),
             Map.entry(RenderLimits.MAX_STEPS, String.valueOf(RenderLimits.DEFAULTS.maxSteps())),
@@ -163,7 +164,8 @@ public final class ConfigLoader {
                         reader.nonNegativeLong("max-executor-backlog"), reader.durationOrZero("max-executor-delay")),
                 new ExecutorLimits(reader.atLeast("max-record-bytes", 65_536), reader.positiveLong("max-decision-bytes"),
                         reader.positive("max-task-runs"), reader.positive("max-flowable-concurrency"),
-                        reader.positive("max-subflow-depth"), reader.nonNegative("max-running-executions"), reader.duration(ExecutorLimits.EXPRESSION_MAX_TIME)),
+                        reader.positive("max-subflow-depth"), reader.nonNegative("max-running-executions"),
+                        reader.nonNegative("max-queued-executions"), reader.duration(ExecutorLimits.EXPRESSION_MAX_TIME)),
                 new WorkerLimits(reader.duration("task-max-duration"), reader.duration("jsonata-max-duration"),
                         reader.positive("jsonata-max-depth"), reader.nonNegative("worker-max-abandoned-tasks")),
                 expressionLimits(reader));

@@ -18,19 +18,28 @@ import java.time.Duration;
  *     execution deeper fails, naming the setting
  * @param maxRunningExecutions the most executions one stream task (one partition of {@code commands}) runs at once
  *     ({@code max-running-executions}); a create read past it waits in the executor until one ends; 0: no bound
+ * @param maxQueuedExecutions the most executions of one flow waiting QUEUED for a place under its concurrency limit
+ *     ({@code max-queued-executions}, at most {@value #MAX_QUEUED_EXECUTIONS}: the queue is one record); one more fails
  * @param expressionMaxTime wall time one render on the executor may take ({@value #EXPRESSION_MAX_TIME}: runIf, If,
  *     Switch, ForEach values, flow outputs), in place of {@code expression-max-time}: the other executions of its
  *     stream thread wait while it runs
  */
 public record ExecutorLimits(int maxRecordBytes, long maxDecisionBytes, int maxTaskRuns, int maxFlowableConcurrency,
-        int maxSubflowDepth, int maxRunningExecutions, Duration expressionMaxTime) {
+        int maxSubflowDepth, int maxRunningExecutions, int maxQueuedExecutions, Duration expressionMaxTime) {
 
     public static final String EXPRESSION_MAX_TIME = "executor-expression-max-time";
 
     /** The bytes Kafka needs beside a record's value: its key, headers and batch header, with room to spare. */
     public static final int RECORD_OVERHEAD_BYTES = 16 * 1024;
 
+    /** The most {@code max-queued-executions} may be: a flow's queue, ids of 22 to 40 characters, is one record. */
+    public static final int MAX_QUEUED_EXECUTIONS = 10_000;
+
     public ExecutorLimits {
+        if (maxQueuedExecutions > MAX_QUEUED_EXECUTIONS) {
+            throw new ConfigException("Expected max-queued-executions to be at most " + MAX_QUEUED_EXECUTIONS
+                    + ", but was " + maxQueuedExecutions);
+        }
         if (maxDecisionBytes < maxRecordBytes) {
             throw new ConfigException("Expected max-decision-bytes (" + maxDecisionBytes + ") to be at least max-record-bytes ("
                     + maxRecordBytes + ")");

@@ -1,19 +1,26 @@
 package io.millrace.serdes;
 
+import io.millrace.core.command.AcquireSlot;
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
+import io.millrace.core.command.ReleaseSlot;
 import io.millrace.core.command.RestartExecution;
 import io.millrace.core.command.ResumeExecution;
+import io.millrace.core.command.SlotAnswer;
 import io.millrace.core.command.SubflowEnded;
 import io.millrace.core.command.TaskResult;
+import io.millrace.core.flow.Concurrency;
+import io.millrace.serdes.avro.AcquireSlotPayload;
 import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.CreateExecutionPayload;
 import io.millrace.serdes.avro.KillExecutionPayload;
 import io.millrace.serdes.avro.PauseExecutionPayload;
+import io.millrace.serdes.avro.ReleaseSlotPayload;
 import io.millrace.serdes.avro.RestartExecutionPayload;
 import io.millrace.serdes.avro.ResumeExecutionPayload;
+import io.millrace.serdes.avro.SlotAnswerPayload;
 import io.millrace.serdes.avro.SubflowEndedPayload;
 import io.millrace.serdes.avro.TaskResultRecord;
 
@@ -30,13 +37,16 @@ public final class CommandMapper {
             case PauseExecution p -> new PauseExecutionPayload(p.requestedAt());
             case ResumeExecution r -> new ResumeExecutionPayload(r.taskRunId(), Json.write(r.inputs()), r.requestedAt());
             case RestartExecution r -> new RestartExecutionPayload(r.requestedAt());
+            case AcquireSlot a -> new AcquireSlotPayload(a.executionId(), a.limit(), a.behavior().name(), a.at());
+            case ReleaseSlot r -> new ReleaseSlotPayload(r.executionId(), r.at());
+            case SlotAnswer a -> new SlotAnswerPayload(a.flowKey(), a.answer().name(), a.reason(), a.at());
             case SubflowEnded e -> new SubflowEndedPayload(e.taskRunId(), e.attempt(), e.childExecutionId(),
                     ExecutionMapper.toRecord(e.state()), e.outputs() == null ? null : Json.write(e.outputs()), e.error(),
                     e.at());
             default -> throw new IllegalArgumentException("Expected a command for the commands topic, but got "
                     + command.getClass().getSimpleName());
         };
-        return new CommandRecord(command.executionId(), payload);
+        return new CommandRecord(command.key(), payload);
     }
 
     public static Command fromRecord(CommandRecord record) {
@@ -49,6 +59,11 @@ public final class CommandMapper {
             case ResumeExecutionPayload r -> new ResumeExecution(record.getExecutionId(), r.getTaskRunId(),
                     Json.readMap(r.getInputsJson()), r.getRequestedAt());
             case RestartExecutionPayload r -> new RestartExecution(record.getExecutionId(), r.getRequestedAt());
+            case AcquireSlotPayload a -> new AcquireSlot(record.getExecutionId(), a.getExecutionId(), a.getLimit(),
+                    Concurrency.Behavior.valueOf(a.getBehavior()), a.getAt());
+            case ReleaseSlotPayload r -> new ReleaseSlot(record.getExecutionId(), r.getExecutionId(), r.getAt());
+            case SlotAnswerPayload a -> new SlotAnswer(record.getExecutionId(), a.getFlowKey(),
+                    SlotAnswer.Answer.valueOf(a.getAnswer()), a.getReason(), a.getAt());
             case SubflowEndedPayload e -> new SubflowEnded(record.getExecutionId(), e.getTaskRunId(), e.getAttempt(),
                     e.getChildExecutionId(), ExecutionMapper.fromRecord(e.getState()),
                     e.getOutputsJson() == null ? null : Json.readMap(e.getOutputsJson()), e.getError(), e.getAt());

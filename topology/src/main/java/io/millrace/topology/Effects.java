@@ -112,7 +112,7 @@ final class Effects {
                 }
                 case Effect.SendCommand send -> {
                     var record = CommandMapper.toRecord(send.command());
-                    outbox.add(Names.COMMANDS_SINK, send.command().executionId(), record, fitting(
+                    outbox.add(Names.COMMANDS_SINK, send.command().key(), record, fitting(
                             Topics.COMMAND_SERDE.encode(record), "The command ", send.command().getClass().getSimpleName()),
                             timestamp);
                 }

@@ -6,6 +6,7 @@ import io.millrace.core.cache.LruCache;
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
+import io.millrace.core.command.SlotCommand;
 import io.millrace.core.decide.Decider;
 import io.millrace.core.decide.Decision;
 import io.millrace.core.decide.Rejection;
@@ -32,9 +33,10 @@ import org.slf4j.LoggerFactory;
  * Adapts the decider to Kafka Streams: decodes a command or result, loads its execution's state from the stores,
  * decides, stores the outcome and sends the decision's records. Beside it: {@link DueTimers} fires timers at a
  * wall-clock punctuation, {@link DeferredCreates} keeps creates that wait for their flow, {@link Pacing} those that
- * wait for a place to start, {@link Reemission} sends a duplicate's step again under at-least-once, and
- * {@link HandlingFailures} turns a failure while handling one record into that execution's failure and a dead letter;
- * it never stops the stream thread. Results come first ({@link ResultsFirst}): their timestamps are read back here.
+ * wait for a place to start, {@link Reemission} sends a duplicate's step again under at-least-once,
+ * {@link HandlingFailures} turns a failure while handling one record into that execution's failure and a dead letter
+ * (it never stops the stream thread), and {@link FlowSlots} decides the commands keyed by a flow (its concurrency
+ * slots). Results come first ({@link ResultsFirst}): their timestamps are read back here.
  */
 final class ExecutorProcessor implements Processor<String, SpecificRecord, String, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(ExecutorProcessor.class);
@@ -61,6 +63,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private Pacing pacing;
     private Reemission reemission;
     private HandlingFailures failures;
+    private FlowSlots slots;
     /** Until when (epoch millis) leases that ran out are not judged yet: a while after a fresh start. */
     private long leaseGraceUntil;
 
@@ -114,6 +117,8 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                 handler);
         this.reemission = new Reemission(settings.reemitDuplicates(), decider, flows, effects, metrics);
         this.failures = new HandlingFailures(decider, stores, effects, commits, deadLetters);
+        this.slots = new FlowSlots(context.getStateStore(Names.SLOTS_STORE), settings.limits().maxQueuedExecutions(),
+                context, deadLetters);
         dueTimers.wakeForNext();
         deferredCreates.wakeIfAnyWaits(context.currentSystemTimeMs()); // creates left waiting before a restart
         pacing.wakeIfAnyWaits(context.currentSystemTimeMs());
@@ -148,6 +153,10 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                     DeadLetterMeters.Reason.UNREADABLE);
             return;
         }
+        if (command instanceof SlotCommand slot) {
+            slots.handle(slot, record.value()); // keyed by a flow, not an execution
+            return;
+        }
         handle(command, record.value());
         pacing.admit(context.currentSystemTimeMs());
     }
@@ -178,7 +187,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
                 reemission.duplicate(command, state, now);
             }
             countHandled(command, decision, state, flow);
-            pacing.seen(command.executionId(), state.execution().filter(e -> !e.state().isTerminal()).isPresent());
+            pacing.seen(command.executionId(), state.execution().filter(e -> e.state().holdsAPlace()).isPresent());
         } catch (RecordLimitException e) {
             pacing.seen(command.executionId(), false);
             failures.overLimit(command, e, original, state, now);

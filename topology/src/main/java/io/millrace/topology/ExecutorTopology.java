@@ -100,6 +100,7 @@ public final class ExecutorTopology {
                 Names.EXECUTOR);
         topology.addStateStore(store(Names.DEFERRED_STORE, Topics.COMMAND_SERDE, cached), Names.EXECUTOR);
         topology.addStateStore(store(Names.ADMISSIONS_STORE, Serdes.ByteArray(), cached), Names.EXECUTOR);
+        topology.addStateStore(store(Names.SLOTS_STORE, Serdes.ByteArray(), cached), Names.EXECUTOR);
 
         topology.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(Names.FLOWS_STORE), string, Topics.FLOW_SERDE)

@@ -33,6 +33,8 @@ public final class Names {
     public static final String DEFERRED_STORE = "executor-deferred";
     /** Creates that wait for a place to start (max-running-executions), oldest first (see Admissions). */
     public static final String ADMISSIONS_STORE = "executor-admissions";
+    /** namespace/id → that flow's concurrency slots, as JSON (see FlowSlots): on the flow key's partition. */
+    public static final String SLOTS_STORE = "executor-slots";
     /** namespace/id@revision → flow revision (global: every instance sees every flow). */
     public static final String FLOWS_STORE = "executor-flows";
 

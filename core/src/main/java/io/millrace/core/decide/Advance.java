@@ -76,11 +76,11 @@ final class Advance {
     }
 
     /**
-     * Looks at every touched flowable until none is left; ends the execution when its root is done. A PAUSED execution
-     * starts nothing: it is looked at again when it goes on ({@link Pausing}).
+     * Looks at every touched flowable until none is left; ends the execution when its root is done. Only a RUNNING
+     * execution starts anything: a PAUSED one, or one waiting for a place ({@link Places}), when it goes on.
      */
     void run() {
-        while (!touched.isEmpty() && !step.execution().state().isTerminal() && step.execution().state() != State.PAUSED) {
+        while (!touched.isEmpty() && step.execution().state() == State.RUNNING) {
             String next = touched.getFirst();
             touched.remove(next);
             if (next.equals(TaskRuns.ROOT)) {
@@ -150,6 +150,7 @@ final class Advance {
         parts.subflows().ended(step.execution(), step.state(), flow, now)
                 .ifPresent(notice -> step.effect(new Effect.SendCommand(notice)));
         step.effect(new Effect.ScheduleTimer(Timers.purge(step.execution(), completed.at(), parts.settings())));
+        Places.giveBack(step, flow, now);
     }
 
     private Map<String, Object> renderOutputs() throws ExpressionException {

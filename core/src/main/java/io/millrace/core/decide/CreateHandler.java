@@ -13,7 +13,8 @@ import java.util.Optional;
 
 /**
  * Starts an execution: refused for an id that exists or has a '/', a flow that is missing or disabled; FAILED at once
- * when its inputs do not resolve; else RUNNING, its first tasks started.
+ * when its inputs do not resolve; else RUNNING, its first tasks started, or, for a flow with a concurrency limit,
+ * CREATED until its flow's slots answer ({@link SlotAnswerHandler}).
  */
 final class CreateHandler implements CommandHandler<CreateExecution> {
     @Override
@@ -46,6 +47,10 @@ final class CreateHandler implements CommandHandler<CreateExecution> {
             return step.decision();
         }
         step.emit(created(create, flow, inputs, context));
+        if (Places.limited(flow)) {
+            step.effect(Places.ask(flow, create.executionId(), context.now()));
+            return step.decision(); // CREATED until its flow's slots answer
+        }
         step.emit(new ExecutionStateChanged(State.RUNNING, context.now()));
         advance.touch(null);
         advance.run();

@@ -7,6 +7,7 @@ import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
 import io.millrace.core.command.RestartExecution;
 import io.millrace.core.command.ResumeExecution;
+import io.millrace.core.command.SlotAnswer;
 import io.millrace.core.command.SubflowEnded;
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.command.Timer;
@@ -40,11 +41,14 @@ public final class Decider {
         this(settings, expressions, FlowSource.NONE);
     }
 
-    /** @param flows finds a subflow's child flow and a child's parent flow */
+    /**
+     * @param flows finds a subflow's child flow and a child's parent flow, and the flow of an execution failed from
+     *              outside (whose place under a concurrency limit it gives back)
+     */
     public Decider(DeciderSettings settings, Expressions expressions, FlowSource flows) {
         var subflows = new Subflows(expressions, flows, settings);
         this.parts = new DecisionContext.Parts(settings, expressions, new Appliers(), new Behaviours(),
-                new LruCache<>(MAX_CACHED_PLANS), subflows);
+                new LruCache<>(MAX_CACHED_PLANS), subflows, flows);
         this.implied = new ImpliedEffects(settings, subflows);
         register(CreateExecution.class, new CreateHandler());
         register(KillExecution.class, new KillHandler());
@@ -54,6 +58,7 @@ public final class Decider {
         register(ResumeExecution.class, new ResumeHandler());
         register(SubflowEnded.class, new SubflowEndedHandler());
         register(RestartExecution.class, new RestartHandler());
+        register(SlotAnswer.class, new SlotAnswerHandler());
     }
 
     private <C extends Command> void register(Class<C> type, CommandHandler<C> handler) {

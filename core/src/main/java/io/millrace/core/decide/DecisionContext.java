@@ -19,7 +19,7 @@ import java.util.function.Consumer;
 final class DecisionContext {
     /** What stays the same from one decision to the next. */
     record Parts(DeciderSettings settings, Expressions expressions, Appliers appliers, Behaviours behaviours,
-            LruCache<String, Lanes> plans, Subflows subflows) {
+            LruCache<String, Lanes> plans, Subflows subflows, FlowSource flows) {
     }
 
     private final Parts parts;
@@ -112,6 +112,9 @@ final class DecisionContext {
         Advance advance = advance(emptyFlow(execution));
         advance.life().endOpenRuns(State.FAILED, runError);
         advance.endExecution(new ExecutionCompleted(State.FAILED, null, reason, now));
+        Flow own = flow != null ? flow
+                : parts.flows().find(execution.namespace(), execution.flowId(), execution.flowRevision());
+        Places.giveBack(advance.step(), own, now);
         return advance.step().decision();
     }
 

@@ -20,9 +20,10 @@ import java.util.Optional;
 /**
  * What a stored state implies must have been sent and stored: the snapshot, the current attempt of every running
  * worker task with its lease timer, the retry timer of every RETRYING run, the timeout of every running flowable with
- * one, the delay or timeout of every PAUSED run with one, the start of every running subflow's child, and an ended
- * execution's purge timer and notice to the Subflow run that waits for it. After a crash under at-least-once the state may have reached its
- * changelog while these records and timers did not; the replayed command is then a duplicate, and this is what is sent
+ * one, the delay or timeout of every PAUSED run with one, the start of every running subflow's child, the request
+ * for a place of an execution waiting for one under its flow's concurrency limit, and an ended execution's purge
+ * timer, its notice to the Subflow run that waits for it and the release of its place. After a crash under
+ * at-least-once the state may have reached its changelog while these records and timers did not; the replayed command is then a duplicate, and this is what is sent
  * and stored again. Each timer comes from {@link Timers}, as the live decision's did, so it takes the key of the one it
  * replaces. No events: the state does not change.
  */
@@ -46,6 +47,11 @@ final class ImpliedEffects {
             Instant endedAt = execution.histories().getLast().date();
             effects.add(new Effect.ScheduleTimer(Timers.purge(execution, endedAt, settings)));
             subflows.ended(execution, state, flow, endedAt).ifPresent(n -> effects.add(new Effect.SendCommand(n)));
+            if (Places.limited(flow)) {
+                effects.add(Places.release(flow.key(), execution.id(), endedAt));
+            }
+        } else if (Places.limited(flow) && Places.waits(execution.state())) {
+            effects.add(Places.ask(flow, execution.id(), execution.histories().getLast().date()));
         } else if (flow != null) {
             for (TaskRun run : execution.taskRuns()) {
                 TaskDef task = flow.task(run.taskId()).orElse(null);

@@ -22,7 +22,7 @@ import java.util.stream.Stream;
  * with a new attempt (its run goes back to CREATED, keeping its attempts) and each flowable around one (or failed
  * itself) walks again with a new attempt, keeping what succeeded. The {@code errors} and {@code finally} branches of
  * those flowables and of the flow go back to CREATED, to run again only if the new attempts need them; those not
- * reached end SKIPPED.
+ * reached end SKIPPED. For a flow with a concurrency limit, it waits RESTARTED for a place first.
  */
 final class RestartHandler implements CommandHandler<RestartExecution> {
     @Override
@@ -55,6 +55,10 @@ final class RestartHandler implements CommandHandler<RestartExecution> {
         Instant endedAt = execution.histories().getLast().date();
         advance.step().effect(new Effect.CancelTimer(Timers.purge(execution, endedAt, context.settings())));
         advance.step().emit(new ExecutionRestarted(context.now()));
+        if (Places.limited(flow)) {
+            advance.step().effect(Places.ask(flow, execution.id(), context.now()));
+            return advance.step().decision(); // RESTARTED until its flow's slots answer
+        }
         advance.step().emit(new ExecutionStateChanged(State.RUNNING, context.now()));
         reopen(advance, flow);
         advance.touch(null);
@@ -62,7 +66,8 @@ final class RestartHandler implements CommandHandler<RestartExecution> {
         return advance.step().decision();
     }
 
-    private static void reopen(Advance advance, Flow flow) {
+    /** Sets the failed runs and the flowables around them to run again; the caller touches the root and walks. */
+    static void reopen(Advance advance, Flow flow) {
         Set<String> branchTasks = branchTasks(flow);
         // failed runs of main branches, and the flowables around them, outermost first
         var failed = new LinkedHashMap<String, TaskRun>();

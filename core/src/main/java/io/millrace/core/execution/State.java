@@ -28,6 +28,15 @@ public enum State {
         };
     }
 
+    /**
+     * Whether an execution in this state runs (or is paused, or being killed), as opposed to waiting for a place
+     * under its flow's concurrency limit (CREATED, QUEUED, RESTARTED) or ended: what counts toward a bound on running
+     * executions.
+     */
+    public boolean holdsAPlace() {
+        return this == RUNNING || this == PAUSED || this == KILLING;
+    }
+
     public boolean isFailure() {
         return this == FAILED || this == KILLED;
     }

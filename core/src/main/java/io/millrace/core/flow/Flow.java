@@ -29,7 +29,8 @@ public record Flow(
         List<TriggerDef> triggers,
         boolean disabled,
         String source,
-        Index index) {
+        Index index,
+        Concurrency concurrency) {
 
     public Flow {
         labels = Map.copyOf(labels);
@@ -49,7 +50,7 @@ public record Flow(
             List<TaskDef> tasks, List<TaskDef> errors, List<TaskDef> finallyTasks, List<OutputDef> outputs,
             Map<String, Object> variables, List<TriggerDef> triggers, boolean disabled, String source) {
         this(namespace, id, revision, labels, inputs, tasks, errors, finallyTasks, outputs, variables, triggers, disabled,
-                source, null);
+                source, null, null);
     }
 
     public String key() {
@@ -63,12 +64,12 @@ public record Flow(
     /** This revision, disabled. */
     public Flow withDisabled() {
         return new Flow(namespace, id, revision, labels, inputs, tasks, errors, finallyTasks, outputs, variables,
-                triggers, true, source, index);
+                triggers, true, source, index, concurrency);
     }
 
     public Flow withRevision(int newRevision) {
         return new Flow(namespace, id, newRevision, labels, inputs, tasks, errors, finallyTasks, outputs, variables,
-                triggers, disabled, source, index);
+                triggers, disabled, source, index, concurrency);
     }
 
     /** The label that ties executions started from one another together; a new execution's own id by default. */

@@ -23,9 +23,7 @@ public final class FlowParser {
     private static final Pattern NAMESPACE = Pattern.compile("^[a-z0-9][a-z0-9._-]*$");
     private static final Set<String> ROOT_PROPERTIES = Set.of("id", "namespace", "description", "labels", "inputs",
             "variables", "tasks", "errors", "finally", "outputs", "pluginDefaults", "taskDefaults", "disabled", "triggers",
-            "retry");
-    private static final Map<String, String> NOT_YET = Map.of(
-            "concurrency", "flow concurrency limits are not supported yet");
+            "retry", "concurrency");
 
     /** Parses a flow; the revision is 0 until the flow is stored. */
     public Flow parse(String yaml) throws FlowValidationException {
@@ -35,9 +33,7 @@ public final class FlowParser {
             throw new FlowValidationException(List.of("Expected the flow to be a YAML mapping, but found " + kind(root)));
         }
         root.fieldNames().forEachRemaining(name -> {
-            if (NOT_YET.containsKey(name)) {
-                problems.add("Unsupported property '" + name + "' at the root of the flow: " + NOT_YET.get(name));
-            } else if (!ROOT_PROPERTIES.contains(name)) {
+            if (!ROOT_PROPERTIES.contains(name)) {
                 problems.add("Unknown or unsupported property '" + name + "' at the root of the flow");
             }
         });
@@ -62,11 +58,12 @@ public final class FlowParser {
         Map<String, Object> variables = variables(root.path("variables"), problems);
         List<TriggerDef> triggers = new TriggerParser(problems).triggers(root.get("triggers"));
         boolean disabled = root.path("disabled").asBoolean(false);
+        Concurrency concurrency = Concurrency.parse(root.get("concurrency"), problems);
         if (!problems.isEmpty()) {
             throw new FlowValidationException(problems);
         }
         return new Flow(namespace, id, 0, labels, inputs, tasks, errors, finallyTasks, outputs, variables, triggers,
-                disabled, yaml);
+                disabled, yaml, null, concurrency);
     }
 
     private static JsonNode readTree(String yaml) throws FlowValidationException {

@@ -8,6 +8,8 @@ import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
 import io.millrace.core.command.ResumeExecution;
 import io.millrace.core.command.RestartExecution;
+import io.millrace.core.command.SlotAnswer;
+import io.millrace.core.command.SlotCommand;
 import io.millrace.core.command.SubflowEnded;
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.command.Timer;
@@ -235,6 +237,8 @@ class ReplayPropertyTest {
                 case ResumeExecution r -> "ResumeExecution " + (r.taskRunId() == null ? "" : runLabel(r.taskRunId()));
                 case SubflowEnded e -> "SubflowEnded " + runLabel(e.taskRunId());
                 case RestartExecution r -> "RestartExecution";
+                case SlotAnswer a -> "SlotAnswer " + a.answer();
+                case SlotCommand s -> s.getClass().getSimpleName(); // the generated flows have no concurrency limit
             };
         }
 
@@ -695,6 +699,9 @@ class ReplayPropertyTest {
                             .hasValue(Rejection.Kind.DUPLICATE);
                     case RestartExecution restart -> assertThat(decision.rejection()).map(Rejection::kind)
                             .hasValue(Rejection.Kind.STALE);
+                    case SlotAnswer answer -> assertThat(decision.rejection()).map(Rejection::kind)
+                            .hasValue(Rejection.Kind.STALE);
+                    case SlotCommand slot -> throw new AssertionError("a slot command reached the decider: " + slot);
                 }
             }
 
