@@ -78,6 +78,10 @@ final class ExecutionJson {
                     .set("variables", Json.MAPPER.valueToTree(execution.trigger().variables())));
         }
         json.set("state", state(execution.state(), execution.histories(), now));
+        if (execution.lineage().originalId() != null) {
+            json.put("originalId", execution.lineage().originalId());
+        }
+        json.putObject("metadata").put("attemptNumber", execution.lineage().attempt());
         ArrayNode taskRuns = json.putArray("taskRunList");
         execution.taskRuns().forEach(run -> taskRuns.add(taskRun(execution, run, taskOutputs.get(run.id()), now)));
         json.set("outputs", MAPPER.valueToTree(execution.outputs()));

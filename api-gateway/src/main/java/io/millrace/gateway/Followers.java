@@ -2,6 +2,7 @@ package io.millrace.gateway;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.sse.SseClient;
+import io.millrace.core.execution.State;
 import io.millrace.serdes.SnapshotKeys;
 import java.time.Duration;
 import java.util.Optional;
@@ -24,8 +25,6 @@ import java.util.function.Function;
  * as a waiter does.
  */
 final class Followers {
-    private static final Set<String> TERMINAL = Set.of("SUCCESS", "WARNING", "FAILED", "KILLED");
-
     private final ConcurrentMap<String, Set<Follower>> byExecution = new ConcurrentHashMap<>();
     private final Waiters places;
     private final Function<String, Optional<ObjectNode>> read;
@@ -101,7 +100,7 @@ final class Followers {
             return; // the read model is not ready or cannot read it: the next snapshot tries again
         }
         execution.ifPresent(json -> {
-            boolean ended = TERMINAL.contains(json.at("/state/current").asText());
+            boolean ended = State.valueOf(json.at("/state/current").asText()).isTerminal();
             for (Follower follower : Set.copyOf(followers)) {
                 synchronized (follower) {
                     SseClient client = follower.client();

@@ -47,6 +47,17 @@ final class ConformanceApi {
         return reply.status() == 200 ? Optional.of(reply.body()) : Optional.empty();
     }
 
+    /** The executions of one flow, as {@code GET /api/v1/executions/search} finds them. */
+    List<JsonNode> executionsOf(String namespace, String flowId) throws IOException, InterruptedException {
+        Reply reply = send("GET", "/executions/search?namespace=" + namespace + "&flowId=" + flowId + "&size=100", null);
+        if (reply.status() != 200) {
+            throw new IllegalStateException("GET /executions/search answered " + reply.status() + ": " + reply.message());
+        }
+        var executions = new ArrayList<JsonNode>();
+        reply.body().path("results").forEach(executions::add);
+        return executions;
+    }
+
     /** The execution's log lines, oldest first, as {@code GET /api/v1/logs/{id}} answers them. */
     List<JsonNode> logs(String id) throws IOException, InterruptedException {
         Reply reply = send("GET", "/logs/" + id, null);

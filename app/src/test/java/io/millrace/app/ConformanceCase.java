@@ -31,7 +31,7 @@ record ConformanceCase(String flowKey, JsonNode flow, JsonNode testCase, FlowSha
     private static final Set<String> CASE_KEYS = Set.of("name", "asserted_by", "inputs", "inputs_mode", "expected",
             "confidence", "derived_from_yaml_not_asserted", "notes", "actions", "execution_labels");
     private static final Set<String> ACTION_KEYS = Set.of("wait_until_state", "expect", "wait", "resume");
-    private static final Set<String> TERMINAL = Set.of("SUCCESS", "WARNING", "FAILED", "KILLED", "CANCELLED", "SKIPPED", "RETRIED");
+    static final Set<String> TERMINAL = Set.of("SUCCESS", "WARNING", "FAILED", "KILLED", "CANCELLED", "SKIPPED", "RETRIED");
 
     String name() {
         return testCase.path("name").asText();
@@ -153,22 +153,35 @@ record ConformanceCase(String flowKey, JsonNode flow, JsonNode testCase, FlowSha
             return all;
         });
         return new ExecutionExpectations.Subject(execution, new TaskRuns(execution, shape.loopTaskIds()), children, descendants,
-                done -> logs(api, execution.path("id").asText(), done), findings);
+                done -> logs(api, execution.path("id").asText(), done),
+                done -> poll(() -> api.executionsOf(execution.path("namespace").asText(), execution.path("flowId").asText()),
+                        done, "the executions of " + execution.path("flowId").asText()), findings);
     }
 
     /** Polls the execution's log lines until {@code done} holds for them or {@link #LOGS_WITHIN} passes. */
     private static List<JsonNode> logs(ConformanceApi api, String executionId, Predicate<List<JsonNode>> done) {
+        return poll(() -> api.logs(executionId), done, "the logs of " + executionId);
+    }
+
+    /** A read of the API that may come too soon. */
+    @FunctionalInterface
+    private interface Read {
+        List<JsonNode> get() throws IOException, InterruptedException;
+    }
+
+    /** Reads until {@code done} holds for what is read or {@link #LOGS_WITHIN} passes. */
+    private static List<JsonNode> poll(Read read, Predicate<List<JsonNode>> done, String what) {
         long deadline = System.nanoTime() + LOGS_WITHIN.toNanos();
         try {
             while (true) {
-                List<JsonNode> lines = api.logs(executionId);
-                if (done.test(lines) || System.nanoTime() > deadline) {
-                    return lines;
+                List<JsonNode> found = read.get();
+                if (done.test(found) || System.nanoTime() > deadline) {
+                    return found;
                 }
                 Thread.sleep(100);
             }
         } catch (IOException e) {
-            throw new IllegalStateException("Reading the logs of " + executionId, e);
+            throw new IllegalStateException("Reading " + what, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -7,7 +7,7 @@ import java.util.Locale;
 final class ConformanceReport {
     private static final int DEVIATION_WIDTH = 160;
 
-    /** @param bar "must pass", "expected to fail: why" or "part 2: why" */
+    /** @param bar "must pass" or "expected to fail: why" */
     record Row(String flow, String testCase, String bar, Findings.Result result, String firstDeviation) {
     }
 

@@ -34,7 +34,7 @@ class ConformanceTest {
 
     /**
      * Cases that do not pass, keyed "flow / case", each with why; docs/CONFORMANCE.md explains each one. Every other
-     * case outside part 2 must pass. A case listed here that passes is reported, to be removed.
+     * case must pass. A case listed here that passes is reported, to be removed.
      */
     static final Map<String, String> EXPECTED_TO_FAIL = Map.ofEntries(
             Map.entry("allow-failure / no input", "Kestra's test started it without input validation; Millrace "
@@ -117,10 +117,8 @@ class ConformanceTest {
             FlowShape shape = FlowShape.of(corpus.flowYaml(flow));
             for (JsonNode testCase : flow.path("cases")) {
                 String key = entry.getKey() + " / " + testCase.path("name").asText();
-                String bar = shape.part2Reason().map(why -> "part 2: " + why)
-                        .orElseGet(() -> EXPECTED_TO_FAIL.containsKey(key)
-                                ? "expected to fail: " + EXPECTED_TO_FAIL.get(key)
-                                : "must pass");
+                String bar = EXPECTED_TO_FAIL.containsKey(key) ? "expected to fail: " + EXPECTED_TO_FAIL.get(key)
+                        : "must pass";
                 var conformanceCase = new ConformanceCase(entry.getKey(), flow, testCase, shape, refusals, localServer.baseUrl());
                 tasks.add(() -> new Outcome(conformanceCase, bar, runSafely(conformanceCase, api)));
             }
@@ -158,7 +156,7 @@ class ConformanceTest {
         EXPECTED_TO_FAIL.keySet().forEach(key -> {
             boolean listed = outcomes.stream().anyMatch(o -> key(o).equals(key) && o.bar().startsWith("expected"));
             if (!listed) {
-                problems.add("EXPECTED_TO_FAIL names '" + key + "', which is no corpus case outside part 2; remove it");
+                problems.add("EXPECTED_TO_FAIL names '" + key + "', which is no corpus case; remove it");
             }
         });
         return problems;

@@ -22,14 +22,17 @@ final class ExecutionExpectations {
 
     /** The execution under check and what checks need beside it. */
     record Subject(JsonNode execution, TaskRuns runs, Supplier<List<JsonNode>> children,
-            Supplier<List<JsonNode>> descendants, Logs logs, Findings findings) {
+            Supplier<List<JsonNode>> descendants, Logs logs, Logs flowExecutions, Findings findings) {
 
         boolean isChild(String executionId) {
             return children.get().stream().anyMatch(c -> executionId.equals(c.path("id").asText()));
         }
     }
 
-    /** The execution's log lines once {@code done} holds for them, or as they are when a few seconds passed. */
+    /**
+     * The execution's log lines (or the executions of its flow) once {@code done} holds for them, or as they are when
+     * a few seconds passed.
+     */
     @FunctionalInterface
     interface Logs {
         List<JsonNode> await(Predicate<List<JsonNode>> done);
@@ -56,8 +59,7 @@ final class ExecutionExpectations {
             Map.entry("childExecution", ExecutionExpectations::childExecution),
             Map.entry("childExecutions", ExecutionExpectations::childExecutions),
             Map.entry("logs", ExecutionExpectations::logs),
-            Map.entry("terminalExecutionsOfThisFlow_anyOrder", (s, e) -> s.findings()
-                    .unsupported("terminalExecutionsOfThisFlow_anyOrder: the API cannot list the executions of a flow")));
+            Map.entry("terminalExecutionsOfThisFlow_anyOrder", ExecutionExpectations::terminalExecutionsOfThisFlow));
 
     private static final Set<String> TASK_RUN_LIST_KEYS = Set.of("index", "taskId", "state", "attemptCount", "outputs");
     private static final Set<String> TASK_RUNS_KEYS = Set.of("taskId", "value_path", "outputs", "attempts", "attemptState");
@@ -137,6 +139,22 @@ final class ExecutionExpectations {
         s.findings().expect("state", expected.asText(), error.isTextual() && !expected.asText().equals(actual)
                 ? actual + " (" + error.asText() + ")"
                 : actual);
+    }
+
+    /** The terminal states of every execution of the flow (a retry as a new execution makes several), in any order. */
+    private static void terminalExecutionsOfThisFlow(Subject s, JsonNode expected) {
+        var wanted = new ArrayList<String>();
+        expected.forEach(state -> wanted.add(state.asText()));
+        List<JsonNode> executions = s.flowExecutions().await(all -> terminalStates(all).size() >= wanted.size()
+                && all.stream().allMatch(e -> ConformanceCase.TERMINAL.contains(e.at("/state/current").asText())));
+        List<String> actual = terminalStates(executions);
+        s.findings().expect("terminalExecutionsOfThisFlow_anyOrder", wanted.stream().sorted().toList().toString(),
+                actual.stream().sorted().toList().toString());
+    }
+
+    private static List<String> terminalStates(List<JsonNode> executions) {
+        return executions.stream().map(e -> e.at("/state/current").asText())
+                .filter(ConformanceCase.TERMINAL::contains).toList();
     }
 
     /**

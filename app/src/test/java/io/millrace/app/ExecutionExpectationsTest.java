@@ -114,7 +114,7 @@ class ExecutionExpectationsTest {
         JsonNode execution = Json.MAPPER.readTree(executionJson);
         var findings = new Findings();
         ExecutionExpectations.check(new ExecutionExpectations.Subject(execution, new TaskRuns(execution, LOOPS),
-                List::of, List::of, done -> List.of(), findings), expected);
+                List::of, List::of, done -> List.of(), done -> List.of(), findings), expected);
         return findings;
     }
 }

@@ -32,7 +32,8 @@ public final class CommandMapper {
     public static CommandRecord toRecord(Command command) {
         Object payload = switch (command) {
             case CreateExecution c -> new CreateExecutionPayload(c.namespace(), c.flowId(), c.revision(),
-                    Json.write(c.inputs()), c.labels(), c.requestedAt(), ExecutionMapper.toRecord(c.trigger()));
+                    Json.write(c.inputs()), c.labels(), c.requestedAt(), ExecutionMapper.toRecord(c.trigger()),
+                    c.lineage().originalId(), c.lineage().attempt());
             case KillExecution k -> new KillExecutionPayload(k.requestedAt());
             case PauseExecution p -> new PauseExecutionPayload(p.requestedAt());
             case ResumeExecution r -> new ResumeExecutionPayload(r.taskRunId(), Json.write(r.inputs()), r.requestedAt());
@@ -53,7 +54,7 @@ public final class CommandMapper {
         return switch (record.getPayload()) {
             case CreateExecutionPayload c -> new CreateExecution(record.getExecutionId(), c.getNamespace(),
                     c.getFlowId(), c.getRevision(), Json.readMap(c.getInputsJson()), c.getLabels(), c.getRequestedAt(),
-                    ExecutionMapper.fromRecord(c.getTrigger()));
+                    ExecutionMapper.fromRecord(c.getTrigger()), ExecutionMapper.lineage(c.getOriginalId(), c.getAttempt()));
             case KillExecutionPayload k -> new KillExecution(record.getExecutionId(), k.getRequestedAt());
             case PauseExecutionPayload p -> new PauseExecution(record.getExecutionId(), p.getRequestedAt());
             case ResumeExecutionPayload r -> new ResumeExecution(record.getExecutionId(), r.getTaskRunId(),

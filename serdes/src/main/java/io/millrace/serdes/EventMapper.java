@@ -40,7 +40,8 @@ public final class EventMapper {
     public static EventRecord toRecord(String executionId, Event event) {
         Object payload = switch (event) {
             case ExecutionCreated e -> new ExecutionCreatedEvent(e.namespace(), e.flowId(), e.flowRevision(),
-                    Json.write(e.inputs()), e.labels(), ExecutionMapper.toRecord(e.trigger()));
+                    Json.write(e.inputs()), e.labels(), ExecutionMapper.toRecord(e.trigger()), e.lineage().originalId(),
+                    e.lineage().attempt());
             case ExecutionStateChanged e -> new ExecutionStateChangedEvent(ExecutionMapper.toRecord(e.state()));
             case ExecutionCompleted e -> new ExecutionCompletedEvent(ExecutionMapper.toRecord(e.state()),
                     e.outputs() == null ? null : Json.write(e.outputs()), e.error());
@@ -66,7 +67,7 @@ public final class EventMapper {
         return switch (record.getPayload()) {
             case ExecutionCreatedEvent e -> new ExecutionCreated(record.getExecutionId(), e.getNamespace(), e.getFlowId(),
                     e.getFlowRevision(), Json.readMap(e.getInputsJson()), e.getLabels(),
-                    ExecutionMapper.fromRecord(e.getTrigger()), at);
+                    ExecutionMapper.fromRecord(e.getTrigger()), ExecutionMapper.lineage(e.getOriginalId(), e.getAttempt()), at);
             case ExecutionStateChangedEvent e -> new ExecutionStateChanged(ExecutionMapper.fromRecord(e.getState()), at);
             case ExecutionCompletedEvent e -> new ExecutionCompleted(ExecutionMapper.fromRecord(e.getState()),
                     e.getOutputsJson() == null ? null : Json.readMap(e.getOutputsJson()), e.getError(), at);

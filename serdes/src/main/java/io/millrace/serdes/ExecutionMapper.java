@@ -3,6 +3,7 @@ package io.millrace.serdes;
 import io.millrace.core.command.Timer;
 import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.Lineage;
 import io.millrace.core.execution.ExecutionTrigger;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
@@ -34,7 +35,8 @@ public final class ExecutionMapper {
         return new ExecutionRecord(e.id(), e.namespace(), e.flowId(), e.flowRevision(), Json.write(e.inputs()),
                 e.labels(), toRecord(e.state()), histories(e.histories()),
                 e.taskRuns().stream().map(ExecutionMapper::toRecord).toList(),
-                e.outputs() == null ? null : Json.write(e.outputs()), e.error(), toRecord(e.trigger()));
+                e.outputs() == null ? null : Json.write(e.outputs()), e.error(), toRecord(e.trigger()),
+                e.lineage().originalId(), e.lineage().attempt());
     }
 
     public static Execution fromRecord(ExecutionRecord r) {
@@ -49,14 +51,22 @@ public final class ExecutionMapper {
                 Json.readMap(header.getInputsJson()), header.getLabels(), fromRecord(header.getTrigger()),
                 fromRecord(header.getState()),
                 historiesOf(header.getHistories()), taskRuns,
-                header.getOutputsJson() == null ? null : Json.readMap(header.getOutputsJson()), header.getError());
+                header.getOutputsJson() == null ? null : Json.readMap(header.getOutputsJson()), header.getError(),
+                lineage(header.getOriginalId(), header.getAttempt()));
     }
 
     /** The execution without its task runs, which are stored and sent apart. */
     public static ExecutionRecord toHeaderRecord(Execution e) {
         return new ExecutionRecord(e.id(), e.namespace(), e.flowId(), e.flowRevision(), Json.write(e.inputs()),
                 e.labels(), toRecord(e.state()), histories(e.histories()), List.of(),
-                e.outputs() == null ? null : Json.write(e.outputs()), e.error(), toRecord(e.trigger()));
+                e.outputs() == null ? null : Json.write(e.outputs()), e.error(), toRecord(e.trigger()),
+                e.lineage().originalId(), e.lineage().attempt());
+    }
+
+    /** An execution's lineage from its fields (absent in records older than it: the first). */
+    static Lineage lineage(String originalId, int attempt) {
+        return originalId == null && attempt == 1 ? Lineage.FIRST
+                : new Lineage(originalId, attempt);
     }
 
     public static TriggerRecord toRecord(ExecutionTrigger trigger) {

@@ -1,6 +1,7 @@
 package io.millrace.core.command;
 
 import io.millrace.core.execution.ExecutionTrigger;
+import io.millrace.core.execution.Lineage;
 import io.millrace.core.execution.Maps;
 import java.time.Instant;
 import java.util.Map;
@@ -14,16 +15,24 @@ public record CreateExecution(
         Map<String, Object> inputs,
         Map<String, String> labels,
         Instant requestedAt,
-        ExecutionTrigger trigger) implements Command {
+        ExecutionTrigger trigger,
+        Lineage lineage) implements Command {
 
     public CreateExecution {
         inputs = Maps.immutable(inputs);
         labels = Map.copyOf(labels);
+        lineage = lineage == null ? Lineage.FIRST : lineage;
+    }
+
+    /** The first start of an execution (no other execution made it). */
+    public CreateExecution(String executionId, String namespace, String flowId, Integer revision,
+            Map<String, Object> inputs, Map<String, String> labels, Instant requestedAt, ExecutionTrigger trigger) {
+        this(executionId, namespace, flowId, revision, inputs, labels, requestedAt, trigger, Lineage.FIRST);
     }
 
     /** A start that no trigger made (the REST API, a producer of commands). */
     public CreateExecution(String executionId, String namespace, String flowId, Integer revision,
             Map<String, Object> inputs, Map<String, String> labels, Instant requestedAt) {
-        this(executionId, namespace, flowId, revision, inputs, labels, requestedAt, null);
+        this(executionId, namespace, flowId, revision, inputs, labels, requestedAt, null, Lineage.FIRST);
     }
 }

@@ -22,7 +22,12 @@ public record Timer(String executionId, Kind kind, String taskRunId, int attempt
         /** A flowable's {@code timeout} is over: fail it unless its attempt ended already. */
         TIMEOUT,
         /** A PAUSED run's delay (it resumes) or timeout (it fails) is over, unless it was resumed first. */
-        RESUME
+        RESUME,
+        /**
+         * A RETRIED execution's wait is over: the new execution that retries it starts (a retry's
+         * {@code CREATE_NEW_EXECUTION}). No task run: taskRunId is empty, attempt 0.
+         */
+        RETRY_EXECUTION
     }
 
     /** The wake-up that ends the retention of a finished execution never restarted. */

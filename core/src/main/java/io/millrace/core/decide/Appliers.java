@@ -34,7 +34,7 @@ public final class Appliers {
 
     public Appliers() {
         register(ExecutionCreated.class, (e, s) -> s.putExecution(Execution.created(e.executionId(), e.namespace(),
-                e.flowId(), e.flowRevision(), e.inputs(), e.labels(), e.trigger(), e.at())));
+                e.flowId(), e.flowRevision(), e.inputs(), e.labels(), e.trigger(), e.lineage(), e.at())));
         register(ExecutionStateChanged.class, (e, s) -> update(s, x -> x.transition(e.state(), e.at())));
         register(ExecutionCompleted.class, (e, s) ->
                 update(s, x -> x.transition(e.state(), e.at()).withResult(e.outputs(), e.error())));

@@ -67,6 +67,7 @@ final class CreateHandler implements CommandHandler<CreateExecution> {
     private static ExecutionCreated created(CreateExecution create, Flow flow, Map<String, Object> inputs,
             DecisionContext context) {
         return new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(), inputs,
-                flow.executionLabels(create.labels(), create.executionId()), create.trigger(), context.now());
+                flow.executionLabels(create.labels(), create.executionId()), create.trigger(), create.lineage(),
+                context.now());
     }
 }

@@ -22,7 +22,8 @@ import java.util.Optional;
  * worker task with its lease timer, the retry timer of every RETRYING run, the timeout of every running flowable with
  * one, the delay or timeout of every PAUSED run with one, the start of every running subflow's child, the request
  * for a place of an execution waiting for one under its flow's concurrency limit, and an ended execution's purge
- * timer, its notice to the Subflow run that waits for it and the release of its place. After a crash under
+ * timer, its notice to the Subflow run that waits for it, the release of its place and, for a RETRIED one, the start
+ * of the execution that retries it. After a crash under
  * at-least-once the state may have reached its changelog while these records and timers did not; the replayed command is then a duplicate, and this is what is sent
  * and stored again. Each timer comes from {@link Timers}, as the live decision's did, so it takes the key of the one it
  * replaces. No events: the state does not change.
@@ -49,6 +50,10 @@ final class ImpliedEffects {
             subflows.ended(execution, state, flow, endedAt).ifPresent(n -> effects.add(new Effect.SendCommand(n)));
             if (Places.limited(flow)) {
                 effects.add(Places.release(flow.key(), execution.id(), endedAt));
+            }
+            if (execution.state() == State.RETRIED && flow != null) {
+                RetryingExecutions.policyOf(execution, flow).map(retry -> Timers.nextExecutionAt(retry, execution, endedAt))
+                        .ifPresent(at -> effects.add(new Effect.ScheduleTimer(Timers.retryExecution(execution.id(), at))));
             }
         } else if (Places.limited(flow) && Places.waits(execution.state())) {
             effects.add(Places.ask(flow, execution.id(), execution.histories().getLast().date()));

@@ -104,7 +104,12 @@ final class RunLife {
         TaskOptions options = task == null ? TaskOptions.DEFAULTS : task.options();
         RetryPolicy retry = options.retry();
         Attempt current = run.currentAttempt().orElse(null);
-        if (state == State.FAILED && retry != null && current != null) {
+        if (state == State.FAILED && retry != null && current != null
+                && retry.behavior() == RetryPolicy.Behavior.CREATE_NEW_EXECUTION) {
+            if (RetryingExecutions.retry(advance, run, retry, error)) {
+                return;
+            }
+        } else if (state == State.FAILED && retry != null && current != null) {
             Instant at = Timers.nextAttemptAt(retry, run, now);
             if (at != null) {
                 step.emit(new TaskRunRetrying(run.id(), current.number(), error, at, now));

@@ -120,7 +120,7 @@ final class Subflows {
      */
     Optional<SubflowEnded> ended(Execution child, ExecutionView state, Flow childFlow, Instant now) {
         ExecutionTrigger trigger = child.trigger();
-        if (!startedBySubflow(trigger)) {
+        if (!startedBySubflow(trigger) || child.state() == State.RETRIED) { // its retry, with its trigger, tells
             return Optional.empty();
         }
         Map<String, Object> parent = trigger.variables();

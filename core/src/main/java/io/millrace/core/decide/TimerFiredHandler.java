@@ -16,6 +16,7 @@ final class TimerFiredHandler implements CommandHandler<TimerFired> {
         byKind.put(Timer.Kind.TIMEOUT, new TimeoutHandler());
         byKind.put(Timer.Kind.PURGE, new PurgeHandler());
         byKind.put(Timer.Kind.RESUME, new ResumeDueHandler());
+        byKind.put(Timer.Kind.RETRY_EXECUTION, new RetryExecutionDueHandler());
     }
 
     @Override

@@ -52,6 +52,20 @@ final class Timers {
         return retry(executionId, run.id(), failed.number(), at == null ? failedAt : at);
     }
 
+    /**
+     * When the execution that retries a RETRIED one starts: its failed run's policy, counting the executions of the
+     * chain as attempts, from when it ended; null when the policy allows no more.
+     */
+    static Instant nextExecutionAt(RetryPolicy retry, Execution execution, Instant endedAt) {
+        return retry.nextAttemptAt(execution.lineage().attempt(), execution.startDate(), endedAt,
+                execution.id().hashCode());
+    }
+
+    /** The start of the execution that retries a RETRIED one, at {@code at}. */
+    static Timer retryExecution(String executionId, Instant at) {
+        return new Timer(executionId, Timer.Kind.RETRY_EXECUTION, "", 0, at);
+    }
+
     /** The end of a finished execution's retention. */
     static Timer purge(Execution execution, Instant endedAt, DeciderSettings settings) {
         return Timer.purge(execution.id(), execution.restarts(), endedAt.plus(settings.retention()));

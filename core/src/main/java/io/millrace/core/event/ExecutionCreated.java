@@ -1,6 +1,7 @@
 package io.millrace.core.event;
 
 import io.millrace.core.execution.ExecutionTrigger;
+import io.millrace.core.execution.Lineage;
 import io.millrace.core.execution.Maps;
 import java.time.Instant;
 import java.util.Map;
@@ -13,10 +14,12 @@ public record ExecutionCreated(
         Map<String, Object> inputs,
         Map<String, String> labels,
         ExecutionTrigger trigger,
+        Lineage lineage,
         Instant at) implements Event {
 
     public ExecutionCreated {
         inputs = Maps.immutable(inputs);
         labels = Map.copyOf(labels);
+        lineage = lineage == null ? Lineage.FIRST : lineage;
     }
 }

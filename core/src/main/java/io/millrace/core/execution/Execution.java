@@ -24,9 +24,11 @@ public record Execution(
         List<StateHistory> histories,
         TaskRuns runs,
         Map<String, Object> outputs,
-        String error) {
+        String error,
+        Lineage lineage) {
 
     public Execution {
+        lineage = lineage == null ? Lineage.FIRST : lineage;
         inputs = Maps.immutable(inputs);
         labels = Map.copyOf(labels);
         histories = List.copyOf(histories);
@@ -37,20 +39,26 @@ public record Execution(
             Map<String, String> labels, ExecutionTrigger trigger, State state, List<StateHistory> histories,
             List<TaskRun> taskRuns, Map<String, Object> outputs, String error) {
         this(id, namespace, flowId, flowRevision, inputs, labels, trigger, state, histories, TaskRuns.of(taskRuns), outputs,
-                error);
+                error, Lineage.FIRST);
+    }
+
+    /** A new execution no other one made, as it stands before it runs. */
+    public static Execution created(String id, String namespace, String flowId, int flowRevision, Map<String, Object> inputs,
+            Map<String, String> labels, ExecutionTrigger trigger, Instant at) {
+        return created(id, namespace, flowId, flowRevision, inputs, labels, trigger, Lineage.FIRST, at);
     }
 
     /** A new execution, as it stands before it runs. */
     public static Execution created(String id, String namespace, String flowId, int flowRevision, Map<String, Object> inputs,
-            Map<String, String> labels, ExecutionTrigger trigger, Instant at) {
+            Map<String, String> labels, ExecutionTrigger trigger, Lineage lineage, Instant at) {
         return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, State.CREATED,
-                List.of(new StateHistory(State.CREATED, at)), new TaskRuns(), null, null);
+                List.of(new StateHistory(State.CREATED, at)), new TaskRuns(), null, null, lineage);
     }
 
     /** This state as a value that later events do not change (its task runs copied): for checks and tools. */
     public Execution copy() {
         return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, state, histories, runs.copy(), outputs,
-                error);
+                error, lineage);
     }
 
     public Instant startDate() {
@@ -71,7 +79,7 @@ public record Execution(
             return this;
         }
         return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, next,
-                Lists.append(histories, new StateHistory(next, at)), runs, outputs, error);
+                Lists.append(histories, new StateHistory(next, at)), runs, outputs, error, lineage);
     }
 
     /** How many times the execution was restarted. */
@@ -92,6 +100,6 @@ public record Execution(
 
     public Execution withResult(Map<String, Object> flowOutputs, String failure) {
         return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, state, histories, runs,
-                flowOutputs, failure);
+                flowOutputs, failure, lineage);
     }
 }

@@ -36,10 +36,13 @@ final class RetryParser {
                 problems.add("Unknown or unsupported property '" + name + "' at " + where);
             }
         });
-        String behavior = node.path("behavior").asText("RETRY_FAILED_TASK");
-        if (!behavior.equals("RETRY_FAILED_TASK")) {
-            problems.add("Unsupported retry behavior '" + behavior + "' at " + where
-                    + ": only RETRY_FAILED_TASK is supported yet (CREATE_NEW_EXECUTION comes with flow-level retries)");
+        String behaviorName = node.path("behavior").asText("RETRY_FAILED_TASK");
+        RetryPolicy.Behavior behavior = null;
+        try {
+            behavior = RetryPolicy.Behavior.valueOf(behaviorName.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            problems.add("Expected " + where + ".behavior to be RETRY_FAILED_TASK or CREATE_NEW_EXECUTION, but found '"
+                    + behaviorName + "'");
         }
         Integer maxAttempt = node.has("maxAttempt") ? positiveInt(node.get("maxAttempt"), where + ".maxAttempt", problems)
                 : node.has("maxAttempts") ? positiveInt(node.get("maxAttempts"), where + ".maxAttempts", problems) : null;
@@ -63,7 +66,7 @@ final class RetryParser {
             return null;
         }
         return new RetryPolicy(RetryPolicy.Type.valueOf(typeName.toUpperCase(Locale.ROOT)), interval, maxInterval,
-                delayFactor, minInterval, maxAttempt, maxDuration, node.path("warningOnRetry").asBoolean(false));
+                delayFactor, minInterval, maxAttempt, maxDuration, node.path("warningOnRetry").asBoolean(false), behavior);
     }
 
     private static Integer positiveInt(JsonNode value, String where, List<String> problems) {

@@ -13,6 +13,8 @@ import java.time.Instant;
  * @param minInterval random: the shortest wait
  * @param maxDuration no attempt starts later than this after the first one started
  * @param warningOnRetry a run that succeeds after a retry ends WARNING
+ * @param behavior RETRY_FAILED_TASK: the failed run gets another attempt; CREATE_NEW_EXECUTION: the execution ends
+ *     RETRIED and a new execution of the flow starts, the attempts counting the executions
  */
 public record RetryPolicy(
         Type type,
@@ -22,9 +24,12 @@ public record RetryPolicy(
         Duration minInterval,
         Integer maxAttempt,
         Duration maxDuration,
-        boolean warningOnRetry) {
+        boolean warningOnRetry,
+        Behavior behavior) {
 
     public enum Type { CONSTANT, EXPONENTIAL, RANDOM }
+
+    public enum Behavior { RETRY_FAILED_TASK, CREATE_NEW_EXECUTION }
 
     /**
      * When attempt {@code failed + 1} starts, or null when there is none: the attempts or the duration are used up.

@@ -132,7 +132,7 @@ final class RandomTaskTrees {
     private TaskOptions options(boolean flowable) {
         RetryPolicy retry = random.nextInt(flowable ? 5 : 4) < (flowable ? 2 : 1)
                 ? new RetryPolicy(RetryPolicy.Type.CONSTANT, Duration.ofMillis(100 + random.nextInt(900)), null, 2.0, null,
-                        1 + random.nextInt(3), null, random.nextInt(5) == 0)
+                        1 + random.nextInt(3), null, random.nextInt(5) == 0, RetryPolicy.Behavior.RETRY_FAILED_TASK)
                 : null;
         Duration timeout = flowable && random.nextInt(5) == 0 ? Duration.ofSeconds(1 + random.nextInt(90)) : null;
         String runIf = random.nextInt(8) == 0 ? List.of("true", "false", "{{ 2 > 1 }}").get(random.nextInt(3)) : null;

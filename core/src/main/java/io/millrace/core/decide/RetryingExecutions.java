@@ -1,0 +1,74 @@
+package io.millrace.core.decide;
+
+import io.millrace.core.command.CreateExecution;
+import io.millrace.core.event.ExecutionCompleted;
+import io.millrace.core.event.TaskRunCompleted;
+import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
+import io.millrace.core.execution.TaskRun;
+import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.Flowable;
+import io.millrace.core.flow.RetryPolicy;
+import io.millrace.core.flow.TaskDef;
+import io.millrace.core.flow.WorkerTask;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A retry's {@code CREATE_NEW_EXECUTION}: a run that fails ends RETRIED with the flowables around it, and so does its
+ * execution (the runs still open elsewhere are KILLED); after the policy's wait a new execution of the flow's same
+ * revision starts, with the same inputs, labels and trigger, its lineage naming the first execution of the chain and
+ * counting the attempt. Once the policy allows no more, the run fails as any.
+ */
+final class RetryingExecutions {
+    private RetryingExecutions() {
+    }
+
+    /** Ends the execution RETRIED if {@code retry} allows another execution; false when it does not. */
+    static boolean retry(Advance advance, TaskRun failed, RetryPolicy retry, String error) {
+        Instant now = advance.now();
+        Execution execution = advance.step().execution();
+        Instant at = Timers.nextExecutionAt(retry, execution, now);
+        if (at == null) {
+            return false;
+        }
+        Step step = advance.step();
+        String reason = "Task '" + failed.taskId() + "' failed and is retried as a new execution"
+                + (error == null ? "" : ": " + error);
+        step.emit(new TaskRunCompleted(failed.id(), State.RETRIED, Map.of(), error, now));
+        for (TaskRun ancestor : advance.runs().ancestors(advance.runs().get(failed.id()))) {
+            step.emit(new TaskRunCompleted(ancestor.id(), State.RETRIED, Map.of(), reason, now));
+        }
+        boolean onWorkers = false;
+        for (TaskRun run : execution.taskRuns()) {
+            if (!run.state().isTerminal() && run.state() != State.CREATED) {
+                onWorkers |= run.state() == State.RUNNING
+                        && advance.flow().task(run.taskId()).orElse(null) instanceof WorkerTask;
+            }
+        }
+        if (onWorkers) {
+            step.effect(new Effect.StopTasks(execution.id(), now));
+        }
+        advance.life().endOpenRuns(State.KILLED, "its execution was retried as a new one");
+        advance.endExecution(new ExecutionCompleted(State.RETRIED, null, reason, now));
+        step.effect(new Effect.ScheduleTimer(Timers.retryExecution(execution.id(), at)));
+        return true;
+    }
+
+    /** The policy of the RETRIED run that ended a RETRIED execution, if there is one: for {@link ImpliedEffects}. */
+    static Optional<RetryPolicy> policyOf(Execution execution, Flow flow) {
+        return execution.taskRuns().stream()
+                .filter(run -> run.state() == State.RETRIED)
+                .map(run -> flow.task(run.taskId()).orElse(null))
+                .filter(task -> task != null && !(task instanceof Flowable) && task.options().retry() != null)
+                .map(TaskDef::options).map(o -> o.retry()).findFirst();
+    }
+
+    /** The start of the execution that retries a RETRIED one: its id comes from the one it retries. */
+    static CreateExecution next(Execution retried, Instant now) {
+        return new CreateExecution(TaskRunIds.of(retried.id(), "\u0001retry", null, null, null), retried.namespace(),
+                retried.flowId(), retried.flowRevision(), retried.inputs(), retried.labels(), now, retried.trigger(),
+                retried.lineage().next(retried.id()));
+    }
+}
