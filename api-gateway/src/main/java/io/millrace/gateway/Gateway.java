@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.config.ConfigException;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.expression.Expressions;
+import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import java.time.Clock;
@@ -54,17 +55,22 @@ public final class Gateway implements AutoCloseable {
             var followers = new Followers(waiters,
                     id -> readModel.execution(id).map(snapshot -> ExecutionJson.of(snapshot, clock.instant())), responses,
                     config.waitTimeout());
+            var logFollowers = new LogFollowers(waiters, (id, after) -> readModel.logsAfter(id, after),
+                    id -> readModel.execution(id).filter(s -> ExecutionMapper.fromRecord(
+                            s.execution().getExecution().getState()).isTerminal()).isPresent(),
+                    responses, LogFollowers.GRACE);
             readModel = ReadModel.start(config, overlay::caughtUp, (key, snapshot) -> {
                 waiters.onSnapshot(key, snapshot);
                 followers.onSnapshot(key, snapshot);
-            }, registry);
+                logFollowers.onSnapshot(key);
+            }, logFollowers::onLine, registry);
             Topics topics = Topics.of(config);
             var flows = new FlowService(readModel::latestFlow, overlay, publisher, clock,
                     groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
             admission = Admission.of(config, registry);
             var executions = new ExecutionService(flows, readModel, waiters, followers, admission, publisher, responses,
                     clock, new Expressions(config.expressionLimits()));
-            http = HttpApi.create(flows, executions, readModel::logs, this::problem, config.waitTimeout(), responses,
+            http = HttpApi.create(flows, executions, readModel::logs, logFollowers, this::problem, config.waitTimeout(), responses,
                     new GatewayMetrics(registry, waiters), config.api());
             http.start(host, config.port());
             listening = true;

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.servlet.FilterHolder;
@@ -76,7 +77,7 @@ final class HttpApi {
      * @param access the bearer tokens required under /api/v1 (none: open) and the bounds of a request
      */
     static Javalin create(FlowService flows, ExecutionService executions, Function<String, List<LogRecord>> logs,
-            Supplier<String> problem, Duration defaultWait, Executor executor, GatewayMetrics metrics, ApiAccess access) {
+            LogFollowers logFollowers, Supplier<String> problem, Duration defaultWait, Executor executor, GatewayMetrics metrics, ApiAccess access) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             config.requestLogger.http(metrics::answered);
@@ -157,14 +158,12 @@ final class HttpApi {
         // before the read of one execution, which would otherwise take "search" for an execution id
         app.get("/api/v1/executions/search", ctx -> ctx.json(executions.search(ExecutionSearch.parse(ctx.queryParamMap()))));
         app.get("/api/v1/executions/{id}", ctx -> ctx.json(executions.get(ctx.pathParam("id"))));
-        app.before("/api/v1/executions/{id}/follow", ctx -> {
-            if (!"text/event-stream".equals(ctx.header("Accept"))) {
-                throw new ApiException(406, "Expected the header Accept: text/event-stream (a follow is server-sent"
-                        + " events), but got " + ctx.header("Accept"), List.of());
-            }
-        });
+        app.before("/api/v1/executions/{id}/follow", HttpApi::eventStreamOnly);
         app.sse("/api/v1/executions/{id}/follow", client -> executions.follow(client.ctx().pathParam("id"), client));
         app.get("/api/v1/logs/{executionId}", ctx -> ctx.json(LogJson.json(logs(ctx, logs))));
+        app.before("/api/v1/logs/{executionId}/follow", HttpApi::eventStreamOnly);
+        app.sse("/api/v1/logs/{executionId}/follow", client -> logFollowers.follow(client.ctx().pathParam("executionId"),
+                filter(client.ctx()), client));
         app.get("/api/v1/logs/{executionId}/download", ctx -> ctx.contentType("text/plain; charset=utf-8")
                 .result(LogJson.text(logs(ctx, logs))));
 
@@ -198,9 +197,21 @@ final class HttpApi {
     }
 
     private static List<LogRecord> logs(Context ctx, Function<String, List<LogRecord>> logs) {
-        var filter = LogJson.filter(ctx.queryParam("minLevel"), ctx.queryParam("taskRunId"), ctx.queryParam("taskId"),
+        return logs.apply(ctx.pathParam("executionId")).stream().filter(filter(ctx)).toList();
+    }
+
+    /** The lines a logs request asks for: {@code minLevel}, {@code taskRunId}, {@code taskId}, {@code attempt}. */
+    private static Predicate<LogRecord> filter(Context ctx) {
+        return LogJson.filter(ctx.queryParam("minLevel"), ctx.queryParam("taskRunId"), ctx.queryParam("taskId"),
                 ctx.queryParam("attempt"));
-        return logs.apply(ctx.pathParam("executionId")).stream().filter(filter).toList();
+    }
+
+    /** A follow is server-sent events: 406 for a request that does not accept them. */
+    private static void eventStreamOnly(Context ctx) {
+        if (!"text/event-stream".equals(ctx.header("Accept"))) {
+            throw new ApiException(406, "Expected the header Accept: text/event-stream (a follow is server-sent"
+                    + " events), but got " + ctx.header("Accept"), List.of());
+        }
     }
 
     /** Writes an asynchronous answer, or the error it failed with, without holding a server thread meanwhile. */

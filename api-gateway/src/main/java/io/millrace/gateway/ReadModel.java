@@ -42,13 +42,16 @@ final class ReadModel implements AutoCloseable {
         this.undecodable = undecodable;
     }
 
-    /** @param onExecution told the execution id and encoded snapshot of every snapshot read, on the global thread */
+    /**
+     * @param onExecution told the execution id and encoded snapshot of every snapshot read, on the global thread
+     * @param onLog told the key of every log line stored, on the global thread
+     */
     static ReadModel start(MillraceConfig config, Consumer<FlowRecord> onFlow, BiConsumer<String, byte[]> onExecution,
-            MeterRegistry registry) {
+            Consumer<String> onLog, MeterRegistry registry) {
         Topics topics = Topics.of(config);
         var undecodable = new Undecodable(registry);
         return new ReadModel(RecoveringStreams.start("gateway",
-                () -> ReadModelTopology.build(topics, onFlow, onExecution, undecodable),
+                () -> ReadModelTopology.build(topics, onFlow, onExecution, onLog, undecodable),
                 ReadModelTopology.properties(config), RecoveryPolicy.DEFAULT, registry), undecodable);
     }
 
@@ -145,13 +148,23 @@ final class ReadModel implements AutoCloseable {
 
     /** An execution's log lines, in the order they were sent; a line that does not decode is left out (counted). */
     List<LogRecord> logs(String executionId) {
+        return logsAfter(executionId, null).stream().map(Line::record).toList();
+    }
+
+    /** A log line under its key in the read model: its execution and offset. */
+    record Line(String key, LogRecord record) {
+    }
+
+    /** As {@link #logs}, the lines stored after the line of key {@code after} (null: every line), with their keys. */
+    List<Line> logsAfter(String executionId, String after) {
         return query(() -> {
-            var lines = new ArrayList<LogRecord>();
+            var lines = new ArrayList<Line>();
             try (KeyValueIterator<String, byte[]> stored = this.<byte[]>store(ReadModelTopology.LOGS_STORE)
-                    .range(ReadModelTopology.logsFrom(executionId), ReadModelTopology.logsTo(executionId))) {
+                    .range(after == null ? ReadModelTopology.logsFrom(executionId) : after + '\u0000',
+                            ReadModelTopology.logsTo(executionId))) {
                 stored.forEachRemaining(kv -> {
                     try {
-                        lines.add(Topics.LOG_SERDE.decode(kv.value));
+                        lines.add(new Line(kv.key, Topics.LOG_SERDE.decode(kv.value)));
                     } catch (SerializationException e) {
                         undecodable.skipped(Undecodable.Kind.LOGS, kv.key, e);
                     }

@@ -31,6 +31,7 @@ import org.slf4j.LoggerFactory;
  *                       │                                          and the search index: see ExecutionIndex)
  *                       └─> listener (waiters); a purged execution's tombstone deletes its logs
  * logs       ──> Gateway.Logs.load       ──> [gateway-logs]        (execution id/offset → LogRecord bytes)
+ *                       └─> listener (log followers)
  * </pre>
  * Snapshots are kept as the executor encoded them: every execution sends several and most are never read, so only
  * a lookup or a waiting request decodes one in full. On the way in a loader checks what it can afford to: a flow and
@@ -57,7 +58,7 @@ final class ReadModelTopology {
 
     /** The listeners run on the global stream thread, after the store was updated; they must not block. */
     static Topology build(Topics topics, Consumer<FlowRecord> onFlow, BiConsumer<String, byte[]> onExecution,
-            Undecodable undecodable) {
+            Consumer<String> onLog, Undecodable undecodable) {
         var topology = new Topology();
         var string = Serdes.String();
         var bytes = Serdes.ByteArray();
@@ -69,7 +70,7 @@ final class ReadModelTopology {
                 EXECUTIONS_LOADER, () -> new ExecutionLoader(onExecution, undecodable));
         topology.addGlobalStore(store(LOGS_STORE, bytes), LOGS_SOURCE,
                 string.deserializer(), bytes.deserializer(), topics.logs().name(), LOGS_LOADER,
-                () -> new LogLoader(undecodable));
+                () -> new LogLoader(onLog, undecodable));
         return topology;
     }
 
@@ -164,11 +165,13 @@ final class ReadModelTopology {
      * key-ordered scan reads them in the order they were sent. They go when their execution is purged.
      */
     private static final class LogLoader implements Processor<String, byte[], Void, Void> {
+        private final Consumer<String> listener;
         private final Undecodable undecodable;
         private ProcessorContext<Void, Void> context;
         private KeyValueStore<String, byte[]> store;
 
-        LogLoader(Undecodable undecodable) {
+        LogLoader(Consumer<String> listener, Undecodable undecodable) {
+            this.listener = listener;
             this.undecodable = undecodable;
         }
 
@@ -189,7 +192,9 @@ final class ReadModelTopology {
                         new SerializationException("Expected a LogRecord, but the bytes do not begin as one"));
                 return;
             }
-            store.put(logsFrom(record.key()) + "%016x".formatted(metadata.get().offset()), record.value());
+            String key = logsFrom(record.key()) + "%016x".formatted(metadata.get().offset());
+            store.put(key, record.value());
+            tell(LOGS_STORE, key, () -> listener.accept(key));
         }
     }
 }

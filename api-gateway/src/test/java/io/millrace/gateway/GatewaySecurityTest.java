@@ -259,7 +259,7 @@ class GatewaySecurityTest {
         var access = config(Map.of()).api();
         var app = HttpApi.create(null, null, id -> {
             throw new IllegalStateException("internal detail at io.millrace.Secret");
-        }, () -> null, Duration.ofSeconds(1), Runnable::run,
+        }, null, () -> null, Duration.ofSeconds(1), Runnable::run,
                 new GatewayMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), new Waiters(1)), access);
         app.start("127.0.0.1", 0);
         try {

@@ -29,6 +29,7 @@ class ReadModelTopologyTest {
     private final Topics topics = new Topics("t.");
     private final List<FlowRecord> flowsSeen = new ArrayList<>();
     private final List<String> snapshotsSeen = new ArrayList<>();
+    private final List<String> logsSeen = new ArrayList<>();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private TopologyTestDriver driver;
 
@@ -37,7 +38,7 @@ class ReadModelTopologyTest {
         var config = MillraceConfig.defaults().withStateDir(stateDir);
         driver = new TopologyTestDriver(ReadModelTopology.build(topics, flowsSeen::add,
                 (id, snapshot) -> snapshotsSeen.add(id + " " + Topics.SNAPSHOT_SERDE.decode(snapshot).getExecution().getState()),
-                new Undecodable(registry)), ReadModelTopology.properties(config));
+                logsSeen::add, new Undecodable(registry)), ReadModelTopology.properties(config));
     }
 
     @AfterEach
@@ -131,6 +132,9 @@ class ReadModelTopologyTest {
         // then: under the execution id, in the order sent, apart from an execution whose id extends this one
         assertThat(lines(store, "ex1")).containsExactly("b", "a", "c");
         assertThat(lines(store, "ex10")).containsExactly("other");
+        assertThat(logsSeen).as("the keys told to the log followers").hasSize(4)
+                .allSatisfy(key -> assertThat(store.get(key)).isNotNull())
+                .extracting(io.millrace.serdes.SnapshotKeys::executionId).containsExactly("ex1", "ex1", "ex1", "ex10");
 
         // when: the execution is purged (a tombstone for a run leaves the logs alone)
         executions.pipeInput("ex1/00000000", (ExecutionSnapshot) null);

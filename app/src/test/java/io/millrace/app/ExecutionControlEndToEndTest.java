@@ -158,6 +158,24 @@ class ExecutionControlEndToEndTest {
             assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(api + "/executions/" + followed + "/follow")).GET()
                     .build(), HttpResponse.BodyHandlers.discarding()).statusCode()).as("without Accept").isEqualTo(406);
 
+            // and when: the log lines of an execution are followed from its start
+            String logged = send("POST", api + "/executions/company.team/slow", null, 200).path("id").asText();
+            List<String> logLines = HTTP.send(HttpRequest.newBuilder(URI.create(api + "/logs/" + logged + "/follow"))
+                    .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofLines()).body().toList();
+
+            // then: each line as an event, until the stream ends after the execution
+            List<JsonNode> logEvents = new ArrayList<>();
+            for (String line : logLines) {
+                if (line.startsWith("data: ")) {
+                    logEvents.add(Json.MAPPER.readTree(line.substring(6)));
+                }
+            }
+            assertThat(logEvents).as("%s", logLines).anySatisfy(event -> {
+                assertThat(event.path("taskId").asText()).isEqualTo("after");
+                assertThat(event.path("message").asText()).isEqualTo("awake");
+            });
+            assertThat(state(get(api, logged))).isEqualTo("SUCCESS");
+
             // and given: an execution that failed at its second task
             send("POST", api + "/flows", FLAKY, 200);
             String flaky = send("POST", api + "/executions/company.team/flaky?wait=true", null, 200).path("id").asText();
