@@ -50,21 +50,10 @@ final class Followers {
 
     /** The frames of one execution for {@code client}, from its state now; none when there is no place left. */
     void follow(String executionId, SseClient client) {
-        if (!places.tryHold()) {
-            client.sendEvent("error", "Too many requests are waiting or following (max-wait-requests); retry later");
-            client.close();
+        var follower = new Follower(client, new AtomicBoolean());
+        if (!places.follow(byExecution, executionId, follower, client)) {
             return;
         }
-        var follower = new Follower(client, new AtomicBoolean());
-        client.onClose(() -> {
-            byExecution.computeIfPresent(executionId, (id, followers) -> {
-                followers.remove(follower);
-                return followers.isEmpty() ? null : followers;
-            });
-            places.release();
-        });
-        byExecution.computeIfAbsent(executionId, id -> ConcurrentHashMap.newKeySet()).add(follower);
-        client.keepAlive();
         send(executionId, Set.of(follower));
         CompletableFuture.delayedExecutor(patience.toMillis(), TimeUnit.MILLISECONDS, executor).execute(() -> {
             synchronized (follower) {

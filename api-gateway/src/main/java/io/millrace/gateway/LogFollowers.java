@@ -60,21 +60,10 @@ final class LogFollowers {
     }
 
     void follow(String executionId, Predicate<LogRecord> filter, SseClient client) {
-        if (!places.tryHold()) {
-            client.sendEvent("error", "Too many requests are waiting or following (max-wait-requests); retry later");
-            client.close();
+        var follower = new Follower(client, filter);
+        if (!places.follow(byExecution, executionId, follower, client)) {
             return;
         }
-        var follower = new Follower(client, filter);
-        client.onClose(() -> {
-            byExecution.computeIfPresent(executionId, (id, followers) -> {
-                followers.remove(follower);
-                return followers.isEmpty() ? null : followers;
-            });
-            places.release();
-        });
-        byExecution.computeIfAbsent(executionId, id -> ConcurrentHashMap.newKeySet()).add(follower);
-        client.keepAlive();
         send(executionId, follower);
         if (ended.test(executionId)) {
             endAfterGrace(executionId, Set.of(follower));

@@ -1,10 +1,12 @@
 package io.millrace.gateway;
 
+import io.javalin.http.sse.SseClient;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -55,14 +57,26 @@ final class Waiters {
         return waiter;
     }
 
-    /** Takes a place for another kind of waiting request (a follower); false when none is left. */
-    boolean tryHold() {
-        return slots.tryAcquire();
-    }
-
-    /** Gives back a place {@link #tryHold} took. */
-    void release() {
-        slots.release();
+    /**
+     * Takes a place for a follower's stream until it closes, and keeps {@code follower} under {@code executionId} in
+     * {@code followers} meanwhile; false when no place is left (the client is told so, and closed).
+     */
+    <F> boolean follow(ConcurrentMap<String, Set<F>> followers, String executionId, F follower, SseClient client) {
+        if (!slots.tryAcquire()) {
+            client.sendEvent("error", "Too many requests are waiting or following (max-wait-requests); retry later");
+            client.close();
+            return false;
+        }
+        client.onClose(() -> {
+            followers.computeIfPresent(executionId, (id, all) -> {
+                all.remove(follower);
+                return all.isEmpty() ? null : all;
+            });
+            slots.release();
+        });
+        followers.computeIfAbsent(executionId, id -> ConcurrentHashMap.newKeySet()).add(follower);
+        client.keepAlive();
+        return true;
     }
 
     /**
