@@ -8,6 +8,7 @@ import io.millrace.core.command.PauseExecution;
 import io.millrace.core.command.RestartExecution;
 import io.millrace.core.command.ResumeExecution;
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.Lineage;
 import io.millrace.core.execution.ExecutionTrigger;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
@@ -240,6 +241,33 @@ final class ExecutionService {
                 .thenApplyAsync(acked -> new Reply(202, Json.MAPPER.createObjectNode()
                         .put("id", executionId)
                         .put("message", "Restart of execution '" + executionId + "' requested")), executor);
+    }
+
+    /**
+     * Starts an ended execution again as a new one (Kestra's replay without a task run): the same flow revision, inputs,
+     * labels and trigger, its {@code originalId} naming the first execution of the chain and its attempt counted; 200
+     * with the new execution. 409 while it runs; a replay from a task run ({@code taskRunId}) is refused with 400.
+     */
+    CompletableFuture<Reply> replay(String executionId, String taskRunId) {
+        Execution execution = known(executionId);
+        if (!execution.state().isTerminal()) {
+            throw ApiException.conflict("Execution '" + executionId + "' has not ended: it is " + execution.state()
+                    + "; only an ended execution can be replayed");
+        }
+        if (taskRunId != null) {
+            throw ApiException.badRequest("Replay from a task run (taskRunId) is not supported yet; without taskRunId the"
+                    + " execution is replayed from its start");
+        }
+        admission.admit();
+        String id = Ids.newExecutionId();
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+        Lineage lineage = execution.lineage().next(executionId);
+        var created = Execution.created(id, execution.namespace(), execution.flowId(), execution.flowRevision(),
+                execution.inputs(), execution.labels(), execution.trigger(), lineage, now);
+        var command = new CreateExecution(id, execution.namespace(), execution.flowId(), execution.flowRevision(),
+                execution.inputs(), execution.labels(), now, execution.trigger(), lineage);
+        return admission.publish(() -> publisher.publishCommand(command))
+                .thenApplyAsync(acked -> new Reply(200, ExecutionJson.of(created, Map.of(), clock.instant())), executor);
     }
 
     /** The Pause task whose run waits, in the execution's own revision of its flow; null if it is none. */

@@ -146,6 +146,8 @@ final class HttpApi {
         app.delete("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id")), executor));
         app.post("/api/v1/executions/{id}/pause", ctx -> answer(ctx, executions.pause(ctx.pathParam("id")), executor));
         app.post("/api/v1/executions/{id}/restart", ctx -> answer(ctx, executions.restart(ctx.pathParam("id")), executor));
+        app.post("/api/v1/executions/{id}/replay", ctx -> answer(ctx,
+                executions.replay(ctx.pathParam("id"), ctx.queryParam("taskRunId")), executor));
         app.post("/api/v1/executions/{id}/resume", ctx -> answer(ctx,
                 executions.resume(ctx.pathParam("id"), resumeInputs(ctx)), executor));
         app.post("/api/v1/executions/{namespace}/{flowId}", ctx -> {

@@ -194,6 +194,17 @@ class ExecutionControlEndToEndTest {
             assertThat(restarted.at("/taskRunList/1/attempts").findValuesAsText("current")).containsExactly("FAILED", "SUCCESS");
             assertThat(restarted.path("taskRunList")).hasSize(3);
 
+            // and when: it is replayed, as a new execution from its start
+            send("POST", api + "/executions/" + flaky + "/replay?taskRunId=x", null, 400);
+            JsonNode replay = send("POST", api + "/executions/" + flaky + "/replay", null, 200);
+
+            // then: the same flow, a new id naming the first; its first attempt of the flaky task fails again
+            assertThat(replay.path("id").asText()).isNotEqualTo(flaky);
+            JsonNode replayed = await(api, replay.path("id").asText(), e -> state(e).equals("FAILED"));
+            assertThat(replayed.path("originalId").asText()).isEqualTo(flaky);
+            assertThat(replayed.at("/metadata/attemptNumber").asInt()).isEqualTo(2);
+            assertThat(replayed.at("/labels")).isEqualTo(restarted.at("/labels"));
+
             // and when: two executions of a flow limited to one at a time
             send("POST", api + "/flows", ONE_AT_A_TIME, 200);
             String firstInLine = send("POST", api + "/executions/company.team/one-at-a-time", null, 200).path("id").asText();

@@ -7,9 +7,9 @@ import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.flow.Flow;
-import io.millrace.core.flow.Flowable;
 import io.millrace.core.flow.RetryPolicy;
 import io.millrace.core.flow.TaskDef;
+import io.millrace.core.flow.TaskOptions;
 import io.millrace.core.flow.WorkerTask;
 import java.time.Instant;
 import java.util.Map;
@@ -56,13 +56,16 @@ final class RetryingExecutions {
         return true;
     }
 
-    /** The policy of the RETRIED run that ended a RETRIED execution, if there is one: for {@link ImpliedEffects}. */
+    /**
+     * The policy of the run whose failure ended a RETRIED execution, if it is known: for {@link ImpliedEffects}. The
+     * RETRIED runs are that run and the flowables around it, so it is the last created of those with such a policy.
+     */
     static Optional<RetryPolicy> policyOf(Execution execution, Flow flow) {
         return execution.taskRuns().stream()
                 .filter(run -> run.state() == State.RETRIED)
-                .map(run -> flow.task(run.taskId()).orElse(null))
-                .filter(task -> task != null && !(task instanceof Flowable) && task.options().retry() != null)
-                .map(TaskDef::options).map(o -> o.retry()).findFirst();
+                .map(run -> flow.task(run.taskId()).map(TaskDef::options).map(TaskOptions::retry).orElse(null))
+                .filter(retry -> retry != null && retry.behavior() == RetryPolicy.Behavior.CREATE_NEW_EXECUTION)
+                .reduce((first, second) -> second);
     }
 
     /** The start of the execution that retries a RETRIED one: its id comes from the one it retries. */
