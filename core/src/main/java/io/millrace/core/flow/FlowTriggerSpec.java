@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A {@code Flow} trigger, read: which ended executions of other flows start this one. {@code states} (default: every
@@ -68,7 +70,9 @@ public record FlowTriggerSpec(Set<String> states, List<Condition> conditions, Ma
         return names;
     }
 
-    private static final Set<String> TERMINAL = Set.of("SUCCESS", "WARNING", "FAILED", "KILLED");
+    /** Every terminal state, as Kestra's {@code terminatedTypes} (CANCELLED, RETRIED and SKIPPED among them). */
+    private static final Set<String> TERMINAL = Stream.of(State.values()).filter(State::isTerminal).map(Enum::name)
+            .collect(Collectors.toUnmodifiableSet());
 
     /** Whether an execution in {@code state} has ended in a way a Flow trigger can start on. */
     public static boolean ended(String state) {

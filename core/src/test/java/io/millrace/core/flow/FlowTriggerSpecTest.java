@@ -22,6 +22,9 @@ class FlowTriggerSpecTest {
 
         assertThat(spec.matches("ns", "f", "SUCCESS", Map.of())).isTrue();
         assertThat(spec.matches("ns", "f", "KILLED", Map.of())).isTrue();
+        assertThat(spec.matches("ns", "f", "CANCELLED", Map.of())).as("past a concurrency limit").isTrue();
+        assertThat(spec.matches("ns", "f", "RETRIED", Map.of())).as("retried as a new execution").isTrue();
+        assertThat(FlowTriggerSpec.ended("QUEUED")).isFalse();
         assertThat(spec.matches("ns", "f", "RUNNING", Map.of())).isFalse();
     }
 
