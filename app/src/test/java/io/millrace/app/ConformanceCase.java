@@ -155,12 +155,12 @@ record ConformanceCase(String flowKey, JsonNode flow, JsonNode testCase, FlowSha
         return new ExecutionExpectations.Subject(execution, new TaskRuns(execution, shape.loopTaskIds()), children, descendants,
                 done -> logs(api, execution.path("id").asText(), done),
                 done -> poll(() -> api.executionsOf(execution.path("namespace").asText(), execution.path("flowId").asText()),
-                        done, "the executions of " + execution.path("flowId").asText()), findings);
+                        done, "the executions of " + execution.path("flowId").asText(), TERMINAL_WITHIN), findings);
     }
 
     /** Polls the execution's log lines until {@code done} holds for them or {@link #LOGS_WITHIN} passes. */
     private static List<JsonNode> logs(ConformanceApi api, String executionId, Predicate<List<JsonNode>> done) {
-        return poll(() -> api.logs(executionId), done, "the logs of " + executionId);
+        return poll(() -> api.logs(executionId), done, "the logs of " + executionId, LOGS_WITHIN);
     }
 
     /** A read of the API that may come too soon. */
@@ -169,9 +169,9 @@ record ConformanceCase(String flowKey, JsonNode flow, JsonNode testCase, FlowSha
         List<JsonNode> get() throws IOException, InterruptedException;
     }
 
-    /** Reads until {@code done} holds for what is read or {@link #LOGS_WITHIN} passes. */
-    private static List<JsonNode> poll(Read read, Predicate<List<JsonNode>> done, String what) {
-        long deadline = System.nanoTime() + LOGS_WITHIN.toNanos();
+    /** Reads until {@code done} holds for what is read or {@code within} passes. */
+    private static List<JsonNode> poll(Read read, Predicate<List<JsonNode>> done, String what, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
         try {
             while (true) {
                 List<JsonNode> found = read.get();
