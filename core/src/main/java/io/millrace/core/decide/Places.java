@@ -37,8 +37,8 @@ final class Places {
         return new Effect.SendCommand(new ReleaseSlot(flowKey, executionId, at));
     }
 
-    /** The states of an execution waiting for a place (CREATED, QUEUED, RESTARTED): neither holding one nor ended. */
+    /** The states of an execution waiting for a place: a new one, a queued one, a restarted one. */
     static boolean waits(State state) {
-        return !state.isTerminal() && !state.holdsAPlace();
+        return state == State.CREATED || state == State.QUEUED || state == State.RESTARTED;
     }
 }
