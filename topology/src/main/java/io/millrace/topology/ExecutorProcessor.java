@@ -183,7 +183,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             outbox.send();
             commits.ifEnded(decision, now);
             decision.rejection().ifPresent(r -> rejected(command, r, original));
-            if (decision.rejection().filter(r -> r.kind() == Rejection.Kind.DUPLICATE).isPresent()) {
+            if (decision.rejection().filter(r -> Reemission.replayed(command, r)).isPresent()) {
                 reemission.duplicate(command, state, now);
             }
             countHandled(command, decision, state, flow);

@@ -2,15 +2,19 @@ package io.millrace.topology;
 
 import io.millrace.core.cache.LruCache;
 import io.millrace.core.command.Command;
-import io.millrace.core.command.TaskResult;
+import io.millrace.core.command.TimerFired;
 import io.millrace.core.decide.Decider;
+import io.millrace.core.decide.Rejection;
 import io.millrace.core.flow.Flow;
 import java.time.Instant;
 
 /**
  * Under at-least-once a duplicate command may be a replay after a crash: its step's state is stored, but what the
- * step sent may not have reached Kafka. This sends again only what that step started ({@link Decider#reemit}), once per
- * command since the processor started: a re-sent dispatch runs again, and its result comes twice too.
+ * step sent may not have reached Kafka, nor what the execution's later steps sent (none of them was committed either).
+ * This sends again what those steps started ({@link Decider#reemit}). A timer that fires and finds its run moved on
+ * counts as a duplicate: it comes back after a crash as the timers store is cached and restored as of the last commit.
+ * An execution's steps are sent again once from any point since the processor started: later steps were decided and
+ * sent live, so a re-sent dispatch that runs again, and whose result comes twice, sends nothing more.
  */
 final class Reemission {
     private final boolean enabled;
@@ -18,8 +22,8 @@ final class Reemission {
     private final FlowLookup flows;
     private final Effects effects;
     private final ExecutorMetrics metrics;
-    /** The commands whose step was sent again since the processor started (by replay key). */
-    private final LruCache<String, Boolean> reemitted = new LruCache<>(ExecutorProcessor.MAX_CACHED_EXECUTIONS);
+    /** Per execution, the earliest step sent again since the processor started. */
+    private final LruCache<String, Instant> sentAgainFrom = new LruCache<>(ExecutorProcessor.MAX_CACHED_EXECUTIONS);
 
     /** @param enabled whether duplicates are sent again at all: only where they can come from a crash */
     Reemission(boolean enabled, Decider decider, FlowLookup flows, Effects effects, ExecutorMetrics metrics) {
@@ -30,28 +34,27 @@ final class Reemission {
         this.metrics = metrics;
     }
 
-    /** Sends again what the step of {@code command}, found a duplicate, started; the state is as that step left it. */
+    /** Whether a decision rejected its command as one that may be replayed after a crash. */
+    static boolean replayed(Command command, Rejection rejection) {
+        return rejection.kind() == Rejection.Kind.DUPLICATE
+                || rejection.kind() == Rejection.Kind.STALE && command instanceof TimerFired;
+    }
+
+    /** Sends again what the step of {@code command}, found a duplicate, and the later ones started. */
     void duplicate(Command command, StoreBackedState state, Instant now) {
         if (!enabled) {
             return;
         }
-        String replayed = replayKey(command);
-        if (reemitted.get(replayed) != null) {
+        Instant stepAt = state.execution().map(e -> Decider.stepOf(e, command)).orElse(null);
+        Instant from = stepAt == null ? Instant.MIN : stepAt;
+        Instant sentFrom = sentAgainFrom.get(command.executionId());
+        if (sentFrom != null && !from.isBefore(sentFrom)) {
             return;
         }
-        reemitted.put(replayed, Boolean.TRUE);
+        sentAgainFrom.put(command.executionId(), from);
         Flow flow = flows.ofExecution(state);
-        Instant stepAt = state.execution().map(e -> Decider.stepOf(e, command)).orElse(null);
         effects.prepare(command.executionId(), decider.reemit(state, flow, stepAt), state, flow, now,
                 Effects.Sending.AGAIN).send();
         metrics.reemitted();
-    }
-
-    /** What makes a command the same as another: the key of a replay. */
-    private static String replayKey(Command command) {
-        return switch (command) {
-            case TaskResult result -> result.taskRunId() + "/" + result.attempt() + "/" + result.state();
-            default -> command.executionId() + "/" + command.getClass().getSimpleName();
-        };
     }
 }

@@ -148,6 +148,59 @@ class ExecutorProcessorTest {
     }
 
     @Test
+    void shouldSendAgainWhatARetryTimerStartedWhenItFiresAgainAfterACrashUnderAtLeastOnce() throws Exception {
+        // given: attempt 1 failed and its retry timer was committed; the retry fired, attempt 2 started, and the
+        // executor crashed before the next commit: its state reached the changelog, its dispatch and its lease did not
+        postFlakyFlow();
+        ExecutorProcessor before = atLeastOnce();
+        before.init(context);
+        before.process(create("e1", "flaky"));
+        before.process(fail(dispatchedRunId(), 1));
+        var committed = snapshot(Names.TIMERS_STORE);
+        context.setCurrentSystemTimeMs(NOW.plusSeconds(2).toEpochMilli());
+        punctuateLatest();
+        assertThat(dispatchedAttempts()).containsExactly(1, 2);
+        restore(committed); // the timers store is cached: restored as of the last commit
+        context.resetForwards();
+
+        // when: a fresh processor starts; the retry timer is back and fires again
+        ExecutorProcessor restarted = atLeastOnce();
+        restarted.init(context);
+        punctuateLatest();
+
+        // then: it found its run moved on, so what its step started is sent again: attempt 2 and its lease
+        assertThat(dispatchedAttempts()).containsExactly(2);
+        assertThat(timerKinds()).containsExactly("LEASE/2");
+    }
+
+    @Test
+    void shouldSendAgainTheLaterStepsOfAReplayedResultUnderAtLeastOnce() throws Exception {
+        // given: attempt 1 was committed running; it failed, its retry fired, attempt 2 started, and the executor
+        // crashed before the next commit: the failed result is read again, and the retry timer and lease are lost
+        postFlakyFlow();
+        ExecutorProcessor before = atLeastOnce();
+        before.init(context);
+        before.process(create("e1", "flaky"));
+        String runId = dispatchedRunId();
+        var committed = snapshot(Names.TIMERS_STORE);
+        before.process(fail(runId, 1));
+        context.setCurrentSystemTimeMs(NOW.plusSeconds(2).toEpochMilli());
+        punctuateLatest();
+        assertThat(dispatchedAttempts()).containsExactly(1, 2);
+        restore(committed);
+        context.resetForwards();
+
+        // when: a fresh processor reads the failed result again
+        ExecutorProcessor restarted = atLeastOnce();
+        restarted.init(context);
+        restarted.process(fail(runId, 1));
+
+        // then: a duplicate, and what the steps since it started is sent again, the retry's attempt 2 included
+        assertThat(dispatchedAttempts()).containsExactly(2);
+        assertThat(timerKinds()).containsExactly("LEASE/1", "LEASE/2");
+    }
+
+    @Test
     void shouldAskForACommitWhenAnExecutionEndsWhileEagerCommitsAreOn() throws Exception {
         // given
         postFlow();
@@ -236,13 +289,58 @@ class ExecutorProcessorTest {
     }
 
     private ExecutorProcessor processor(EagerCommits eagerCommits, int maxRunning) {
+        return processor(eagerCommits, maxRunning, false);
+    }
+
+    /** A processor as at-least-once runs it: duplicates send their steps again. */
+    private ExecutorProcessor atLeastOnce() {
+        return processor(new EagerCommits(0, 20), MillraceConfig.defaults().executorLimits().maxRunningExecutions(), true);
+    }
+
+    private ExecutorProcessor processor(EagerCommits eagerCommits, int maxRunning, boolean reemitDuplicates) {
         var limits = ConfigLoader.load(Map.of(), Map.of("max-running-executions", Integer.toString(maxRunning)), null)
                 .executorLimits();
         return new ExecutorProcessor(new Decider(new DeciderSettings(LEASE, 3, Duration.ofDays(1)), new Expressions()),
                 new FlowLookup(),
-                new ExecutorProcessor.ExecutorSettings(LEASE, Duration.ofMillis(50), Duration.ofSeconds(30), false,
-                        limits, "millrace."),
+                new ExecutorProcessor.ExecutorSettings(LEASE, Duration.ofMillis(50), Duration.ofSeconds(30),
+                        reemitDuplicates, limits, "millrace."),
                 eagerCommits, pace, started, registry);
+    }
+
+    /** A flow of one worker task that is retried a second after it fails. */
+    private void postFlakyFlow() throws Exception {
+        var flow = new FlowParser().parse("""
+                id: flaky
+                namespace: ns
+                tasks:
+                  - id: a
+                    type: log
+                    message: hi
+                    retry: {type: constant, interval: PT1S, maxAttempt: 3}
+                """).withRevision(1);
+        flows.put(FlowMapper.key("ns", "flaky", 1), FlowMapper.toRecord(flow, NOW));
+    }
+
+    private static Record<String, SpecificRecord> create(String executionId, String flowId) {
+        return new Record<>(executionId, CommandMapper.toRecord(
+                new CreateExecution(executionId, "ns", flowId, null, Map.of(), Map.of(), NOW)), NOW.toEpochMilli());
+    }
+
+    private static Record<String, SpecificRecord> fail(String taskRunId, int attempt) {
+        return new Record<>("e1", CommandMapper.toRecord(new TaskResult("e1", taskRunId, attempt, State.FAILED, Map.of(),
+                "boom", "w", NOW)), NOW.toEpochMilli());
+    }
+
+    private String dispatchedRunId() {
+        return context.forwarded().stream().map(forward -> ((Encoded) forward.record().value()).record())
+                .filter(WorkerTaskRecord.class::isInstance).map(task -> ((WorkerTaskRecord) task).getTaskRunId())
+                .findFirst().orElseThrow();
+    }
+
+    /** The stored timers as kind/attempt, in due order. */
+    private List<String> timerKinds() {
+        return entries(Names.TIMERS_STORE).stream().map(entry -> (TimerRecord) entry.value)
+                .map(timer -> timer.getKind() + "/" + timer.getAttempt()).toList();
     }
 
     private List<String> dispatchedExecutions() {

@@ -535,9 +535,29 @@ class ExecutorTopologyTest {
         assertThat(tasks.isEmpty()).isTrue();
         assertThat(executionSnapshots()).isEmpty();
 
-        // when: the run ends, and its last result is replayed too
+        // when: the run ends, and its last result comes twice too
         answer(second, State.SUCCESS, Map.of("value", "hello Ada!"));
         executionSnapshots().stream().map(kv -> kv.value).toList();
+        answer(second, State.SUCCESS, Map.of("value", "hello Ada!"));
+
+        // then: the end was decided and sent after the steps were sent again, so nothing is sent now
+        assertThat(executionSnapshots()).isEmpty();
+        assertThat(tasks.isEmpty()).isTrue();
+        assertThat(deadLetters.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldSendTheEndAgainForAReplayedLastResultUnderAtLeastOnce() throws Exception {
+        // given: at-least-once; an execution ran to its end
+        driver.close();
+        start("at_least_once");
+        create("e1", Map.of("name", "Ada"));
+        answer(tasks.readValue(), State.SUCCESS, Map.of("value", "hello Ada"));
+        WorkerTaskRecord second = tasks.readValue();
+        answer(second, State.SUCCESS, Map.of("value", "hello Ada!"));
+        executionSnapshots().stream().map(kv -> kv.value).toList();
+
+        // when: its last result comes again, as after a crash that lost what the end sent
         answer(second, State.SUCCESS, Map.of("value", "hello Ada!"));
 
         // then: the terminal snapshot is sent again

@@ -108,8 +108,8 @@ public final class Decider {
 
     /**
      * As {@link #reemit(ExecutionView, Flow)}, for the step of one duplicate command: only the attempts and timers
-     * that step started ({@code stepAt}, when it was decided; null: every one) are sent again, so a replayed result
-     * does not send every running dispatch of its execution again.
+     * that step and the later ones started ({@code stepAt}, when it was decided; null: every one) are sent again, so a
+     * replayed result does not send every running dispatch of its execution again.
      */
     public Decision reemit(ExecutionView state, Flow flow, Instant stepAt) {
         return implied.of(state, flow, stepAt);

@@ -3,6 +3,7 @@ package io.millrace.core.decide;
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.TaskResult;
+import io.millrace.core.command.TimerFired;
 import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
@@ -37,7 +38,10 @@ final class ImpliedEffects {
         this.subflows = subflows;
     }
 
-    /** @param stepAt when the step to send again was decided: only what it started; null: everything */
+    /**
+     * @param stepAt when the step to send again was decided: only what it and the steps after it started (a replayed
+     * command was not committed, so neither was any later step of its stream task); null: everything
+     */
     Decision of(ExecutionView state, Flow flow, Instant stepAt) {
         Execution execution = state.execution().orElse(null);
         if (execution == null) {
@@ -62,7 +66,7 @@ final class ImpliedEffects {
                 TaskDef task = flow.task(run.taskId()).orElse(null);
                 Attempt attempt = run.currentAttempt().orElse(null);
                 if (task != null && attempt != null && !run.state().isTerminal()
-                        && (stepAt == null || stepAt.equals(attempt.histories().getLast().date()))) {
+                        && (stepAt == null || !attempt.histories().getLast().date().isBefore(stepAt))) {
                     ofRun(execution, state, flow, run, attempt, task, effects);
                 }
             }
@@ -104,6 +108,7 @@ final class ImpliedEffects {
                     .filter(a -> a.number() == result.attempt()).findFirst())
                     .map(a -> a.histories().getLast().date()).orElse(null);
             case CreateExecution create -> execution.startDate();
+            case TimerFired fired -> fired.timer().dueAt(); // what it decided, it decided once due
             default -> null;
         };
     }

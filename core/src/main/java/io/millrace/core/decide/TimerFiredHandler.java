@@ -6,7 +6,11 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
 
-/** A timer fired: decided by the handler registered for its kind. */
+/**
+ * A timer fired: decided by the handler registered for its kind. A timer that changes nothing is STALE: what it
+ * guarded moved on, or, under at-least-once, it fired before a crash that took its deletion with it, and what its step
+ * sent may be lost (the executor then sends again what the state implies, as for a duplicate command).
+ */
 final class TimerFiredHandler implements CommandHandler<TimerFired> {
     private final Map<Timer.Kind, TimerHandler> byKind = new EnumMap<>(Timer.Kind.class);
 
@@ -26,7 +30,13 @@ final class TimerFiredHandler implements CommandHandler<TimerFired> {
             throw new IllegalStateException("Expected a handler for timers of kind " + fired.timer().kind()
                     + ", but none is registered");
         }
-        return handler.fire(fired.timer(), context);
+        Decision decision = handler.fire(fired.timer(), context);
+        if (decision.events().isEmpty() && decision.effects().isEmpty() && decision.rejection().isEmpty()) {
+            Timer timer = fired.timer();
+            return Decision.rejected(Rejection.Kind.STALE, "The " + timer.kind() + " timer of " + timer.taskRunId()
+                    + " attempt " + timer.attempt() + " found its run moved on");
+        }
+        return decision;
     }
 
     /** The kinds with a handler. */

@@ -799,7 +799,7 @@ class DeciderTest {
             Decision decision = driver.advance(LEASE.minusSeconds(1)).fireLease("t1", 1);
 
             // then
-            assertThat(decision.rejection()).isEmpty();
+            assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.STALE);
             assertThat(decision.events()).isEmpty();
             assertThat(decision.effects()).isEmpty();
         }
@@ -816,7 +816,7 @@ class DeciderTest {
             Decision decision = driver.advance(LEASE.multipliedBy(2)).fireLease("t1", 1);
 
             // then
-            assertThat(decision.rejection()).isEmpty();
+            assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.STALE);
             assertThat(decision.events()).isEmpty();
             assertThat(decision.effects()).isEmpty();
             assertThat(driver.execution()).isEqualTo(before);
@@ -849,7 +849,7 @@ class DeciderTest {
                     new Timer(EXECUTION_ID, Timer.Kind.LEASE, driver.runId("t1"), 1, T0.plus(LEASE)), driver.now()));
 
             // then
-            assertThat(decision.rejection()).isEmpty();
+            assertThat(decision.rejection()).map(Rejection::kind).hasValue(Rejection.Kind.STALE);
             assertThat(decision.events()).isEmpty();
             assertThat(decision.effects()).isEmpty();
             assertThat(driver.run("t1").currentAttempt()).map(Attempt::state).hasValue(State.RUNNING);
