@@ -80,8 +80,12 @@ final class LogFollowers {
 
     /** A snapshot the read model stored: a followed execution that ended ends its followers' streams, after a grace. */
     void onSnapshot(String key) {
-        if (!SnapshotKeys.isRun(key) && byExecution.containsKey(key) && ended.test(key)) {
-            endAfterGrace(key, Set.copyOf(byExecution.getOrDefault(key, Set.of())));
+        if (!SnapshotKeys.isRun(key) && byExecution.containsKey(key)) {
+            executor.execute(() -> { // the read of its state, off the read model's thread
+                if (ended.test(key)) {
+                    endAfterGrace(key, Set.copyOf(byExecution.getOrDefault(key, Set.of())));
+                }
+            });
         }
     }
 

@@ -93,7 +93,7 @@ final class Advance {
 
     private void progressRoot() {
         if (walk.walk(root, null, new RunScope(null, null)) instanceof PlanWalk.Outcome.Done done) {
-            life.skipReset(null);
+            life.skipRestartLeftovers();
             endExecution(done);
         }
     }

@@ -37,8 +37,8 @@ final class Places {
         return new Effect.SendCommand(new ReleaseSlot(flowKey, executionId, at));
     }
 
-    /** The states of an execution waiting for a place: a new one, a queued one, a restarted one. */
+    /** The states of an execution waiting for a place (CREATED, QUEUED, RESTARTED): neither holding one nor ended. */
     static boolean waits(State state) {
-        return state == State.CREATED || state == State.QUEUED || state == State.RESTARTED;
+        return !state.isTerminal() && !state.holdsAPlace();
     }
 }

@@ -157,6 +157,16 @@ final class RunLife {
         }
     }
 
+    /**
+     * At the end of a restarted execution, the runs of the flow's own branches that the restart reset and the walk did
+     * not reach end SKIPPED (only a restart leaves them CREATED: an execution never restarted is not looked over).
+     */
+    void skipRestartLeftovers() {
+        if (step.execution().lastRestart() != null) {
+            skipReset(null);
+        }
+    }
+
     /** Ends every open run of the execution, e.g. when it is killed; their lease timers would only be ignored. */
     void endOpenRuns(State state, String error) {
         for (TaskRun run : step.execution().taskRuns()) {
