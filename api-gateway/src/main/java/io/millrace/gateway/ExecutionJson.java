@@ -36,9 +36,14 @@ final class ExecutionJson {
      * executor, the runs inline with an outputs map).
      */
     static ObjectNode of(ReadModel.Snapshot snapshot, Instant now) {
+        return of(execution(snapshot), outputs(snapshot), now);
+    }
+
+    /** The outputs JSON of the execution's runs, by task run id, as the snapshots say. */
+    static Map<String, String> outputs(ReadModel.Snapshot snapshot) {
         ExecutionSnapshot execution = snapshot.execution();
         if (execution.getTaskRunCount() == null) {
-            return of(ExecutionMapper.fromRecord(execution.getExecution()), execution.getTaskOutputs(), now);
+            return execution.getTaskOutputs();
         }
         var outputs = new HashMap<String, String>();
         for (TaskRunSnapshot run : snapshot.runs()) {
@@ -46,7 +51,7 @@ final class ExecutionJson {
                 outputs.put(run.getRun().getId(), run.getOutputsJson());
             }
         }
-        return of(execution(snapshot), outputs, now);
+        return outputs;
     }
 
     /** The execution and its runs as the snapshots say, without outputs. */

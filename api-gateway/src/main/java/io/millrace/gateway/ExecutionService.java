@@ -5,6 +5,7 @@ import io.javalin.http.sse.SseClient;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
+import io.millrace.core.command.ReplaySeed;
 import io.millrace.core.command.RestartExecution;
 import io.millrace.core.command.ResumeExecution;
 import io.millrace.core.execution.Execution;
@@ -26,6 +27,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -244,30 +246,56 @@ final class ExecutionService {
     }
 
     /**
-     * Starts an ended execution again as a new one (Kestra's replay without a task run): the same flow revision, inputs,
-     * labels and trigger, its {@code originalId} naming the first execution of the chain and its attempt counted; 200
-     * with the new execution. 409 while it runs; a replay from a task run ({@code taskRunId}) is refused with 400.
+     * Starts an ended execution again as a new one (Kestra's replay): the same flow revision, inputs, labels and
+     * trigger, its {@code originalId} naming the first execution of the chain and its attempt counted; 200 with the new
+     * execution. From a task run ({@code taskRunId}), the new execution keeps what ended before that run
+     * ({@link ReplaySeed}) and runs it and what follows anew. 409 while it runs, or when what it would keep was cut to
+     * fit a record; 400 for a task run it does not have; 413 when what it keeps is over {@code max-record-bytes}.
      */
     CompletableFuture<Reply> replay(String executionId, String taskRunId) {
-        Execution execution = known(executionId);
+        ReadModel.Snapshot snapshot = readModel.execution(executionId)
+                .orElseThrow(() -> ApiException.notFound("Execution '" + executionId + "' not found"));
+        Execution execution = ExecutionJson.execution(snapshot);
         if (!execution.state().isTerminal()) {
             throw ApiException.conflict("Execution '" + executionId + "' has not ended: it is " + execution.state()
                     + "; only an ended execution can be replayed");
         }
-        if (taskRunId != null) {
-            throw ApiException.badRequest("Replay from a task run (taskRunId) is not supported yet; without taskRunId the"
-                    + " execution is replayed from its start");
-        }
-        admission.admit();
+        ReplaySeed seed = taskRunId == null ? null : seed(execution, taskRunId, ExecutionJson.outputs(snapshot));
         String id = Ids.newExecutionId();
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         Lineage lineage = execution.lineage().next(executionId);
         var created = Execution.created(id, execution.namespace(), execution.flowId(), execution.flowRevision(),
                 execution.inputs(), execution.labels(), execution.trigger(), lineage, now);
         var command = new CreateExecution(id, execution.namespace(), execution.flowId(), execution.flowRevision(),
-                execution.inputs(), execution.labels(), now, execution.trigger(), lineage);
+                execution.inputs(), execution.labels(), now, execution.trigger(), lineage, seed);
+        if (seed != null) {
+            publisher.checkSize(command, "The replay of '" + executionId + "' from task run '" + taskRunId
+                    + "' (the task runs it keeps and their outputs)");
+        }
+        admission.admit();
         return admission.publish(() -> publisher.publishCommand(command))
                 .thenApplyAsync(acked -> new Reply(200, ExecutionJson.of(created, Map.of(), clock.instant())), executor);
+    }
+
+    /** What a replay from {@code taskRunId} keeps, refused when the snapshots cut an output it would keep. */
+    private static ReplaySeed seed(Execution execution, String taskRunId, Map<String, String> outputsJson) {
+        var outputs = new HashMap<String, Map<String, Object>>();
+        outputsJson.forEach((run, json) -> outputs.put(run, Json.readMap(json)));
+        ReplaySeed seed;
+        try {
+            seed = ReplaySeed.of(execution, taskRunId, outputs);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+        for (ReplaySeed.SeedRun run : seed.runs()) {
+            if (run.outputs().size() == 1 && run.outputs().get("truncated") instanceof String cut
+                    && cut.contains("left out of this snapshot")) {
+                throw ApiException.conflict("The outputs of task run '" + run.taskRunId() + "' (" + run.taskId()
+                        + ") were cut to fit a record, so execution '" + execution.id() + "' cannot be replayed from"
+                        + " a task run after it; replay it from its start");
+            }
+        }
+        return seed;
     }
 
     /** The Pause task whose run waits, in the execution's own revision of its flow; null if it is none. */

@@ -9,6 +9,7 @@ import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.FlowRecord;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -34,16 +35,28 @@ final class Publisher implements AutoCloseable {
     private final Producer<String, byte[]> producer;
     private final String flowsTopic;
     private final String commandsTopic;
+    private final int maxRecordBytes;
 
-    Publisher(Producer<String, byte[]> producer, Topics topics) {
+    /** @param maxRecordBytes the most bytes of a command the executor takes ({@code max-record-bytes}) */
+    Publisher(Producer<String, byte[]> producer, Topics topics, int maxRecordBytes) {
         this.producer = producer;
         this.flowsTopic = topics.flows().name();
         this.commandsTopic = topics.commands().name();
+        this.maxRecordBytes = maxRecordBytes;
     }
 
     static Publisher create(MillraceConfig config) {
         return new Publisher(new KafkaProducer<>(properties(config), new StringSerializer(), new ByteArraySerializer()),
-                Topics.of(config));
+                Topics.of(config), config.executorLimits().maxRecordBytes());
+    }
+
+    /** Refuses (413) a command whose record would be over {@code max-record-bytes}; {@code what} names it. */
+    void checkSize(Command command, String what) {
+        int bytes = Topics.COMMAND_SERDE.encode(CommandMapper.toRecord(command)).length;
+        if (bytes > maxRecordBytes) {
+            throw new ApiException(413, what + " would take " + bytes + " bytes, more than the " + maxRecordBytes
+                    + " a record may (max-record-bytes)", List.of());
+        }
     }
 
     /**

@@ -21,7 +21,7 @@ class FlowServiceTest {
             new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
     private final List<Set<String>> ensuredGroups = new ArrayList<>();
     private final FlowService flows = new FlowService((namespace, id) -> Optional.empty(), new FlowOverlay(),
-            new Publisher(producer, new Topics("t.")), Clock.systemUTC(), ensuredGroups::add);
+            new Publisher(producer, new Topics("t."), 1_000_000), Clock.systemUTC(), ensuredGroups::add);
 
     @Test
     void shouldNumberRevisionsAndKeepTheRevisionOfAnIdenticalSource() {

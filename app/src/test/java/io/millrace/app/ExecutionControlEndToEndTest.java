@@ -205,6 +205,21 @@ class ExecutionControlEndToEndTest {
             assertThat(replayed.at("/metadata/attemptNumber").asInt()).isEqualTo(2);
             assertThat(replayed.at("/labels")).isEqualTo(restarted.at("/labels"));
 
+            // and when: the restarted execution is replayed from its flaky task run
+            String flakyRun = restarted.at("/taskRunList/1/id").asText();
+            JsonNode fromRun = send("POST", api + "/executions/" + flaky + "/replay?taskRunId=" + flakyRun, null, 200);
+
+            // then: a new execution keeps the task before it, not run again, and runs the flaky task anew (whose first
+            // attempt fails again), and nothing after it
+            JsonNode replayedFromRun = await(api, fromRun.path("id").asText(), e -> state(e).equals("FAILED"));
+            assertThat(replayedFromRun.path("taskRunList")).as("%s", replayedFromRun).hasSize(2);
+            assertThat(replayedFromRun.at("/taskRunList/0/taskId").asText()).isEqualTo("before");
+            assertThat(replayedFromRun.at("/taskRunList/0/state/current").asText()).isEqualTo("SUCCESS");
+            assertThat(replayedFromRun.at("/taskRunList/0/attempts")).isEmpty();
+            assertThat(replayedFromRun.at("/taskRunList/1/taskId").asText()).isEqualTo("flaky");
+            assertThat(replayedFromRun.at("/taskRunList/1/attempts")).hasSize(1);
+            assertThat(replayedFromRun.path("originalId").asText()).isEqualTo(flaky);
+
             // and when: two executions of a flow limited to one at a time
             send("POST", api + "/flows", ONE_AT_A_TIME, 200);
             String firstInLine = send("POST", api + "/executions/company.team/one-at-a-time", null, 200).path("id").asText();

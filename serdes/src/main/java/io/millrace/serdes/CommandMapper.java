@@ -6,6 +6,7 @@ import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
 import io.millrace.core.command.ReleaseSlot;
+import io.millrace.core.command.ReplaySeed;
 import io.millrace.core.command.RestartExecution;
 import io.millrace.core.command.ResumeExecution;
 import io.millrace.core.command.SlotAnswer;
@@ -18,8 +19,10 @@ import io.millrace.serdes.avro.CreateExecutionPayload;
 import io.millrace.serdes.avro.KillExecutionPayload;
 import io.millrace.serdes.avro.PauseExecutionPayload;
 import io.millrace.serdes.avro.ReleaseSlotPayload;
+import io.millrace.serdes.avro.ReplaySeedRecord;
 import io.millrace.serdes.avro.RestartExecutionPayload;
 import io.millrace.serdes.avro.ResumeExecutionPayload;
+import io.millrace.serdes.avro.SeedRunRecord;
 import io.millrace.serdes.avro.SlotAnswerPayload;
 import io.millrace.serdes.avro.SubflowEndedPayload;
 import io.millrace.serdes.avro.TaskResultRecord;
@@ -33,7 +36,7 @@ public final class CommandMapper {
         Object payload = switch (command) {
             case CreateExecution c -> new CreateExecutionPayload(c.namespace(), c.flowId(), c.revision(),
                     Json.write(c.inputs()), c.labels(), c.requestedAt(), ExecutionMapper.toRecord(c.trigger()),
-                    c.lineage().originalId(), c.lineage().attempt());
+                    c.lineage().originalId(), c.lineage().attempt(), toRecord(c.replay()));
             case KillExecution k -> new KillExecutionPayload(k.requestedAt());
             case PauseExecution p -> new PauseExecutionPayload(p.requestedAt());
             case ResumeExecution r -> new ResumeExecutionPayload(r.taskRunId(), Json.write(r.inputs()), r.requestedAt());
@@ -54,7 +57,8 @@ public final class CommandMapper {
         return switch (record.getPayload()) {
             case CreateExecutionPayload c -> new CreateExecution(record.getExecutionId(), c.getNamespace(),
                     c.getFlowId(), c.getRevision(), Json.readMap(c.getInputsJson()), c.getLabels(), c.getRequestedAt(),
-                    ExecutionMapper.fromRecord(c.getTrigger()), ExecutionMapper.lineage(c.getOriginalId(), c.getAttempt()));
+                    ExecutionMapper.fromRecord(c.getTrigger()), ExecutionMapper.lineage(c.getOriginalId(), c.getAttempt()),
+                    fromRecord(c.getReplay()));
             case KillExecutionPayload k -> new KillExecution(record.getExecutionId(), k.getRequestedAt());
             case PauseExecutionPayload p -> new PauseExecution(record.getExecutionId(), p.getRequestedAt());
             case ResumeExecutionPayload r -> new ResumeExecution(record.getExecutionId(), r.getTaskRunId(),
@@ -70,6 +74,26 @@ public final class CommandMapper {
                     e.getOutputsJson() == null ? null : Json.readMap(e.getOutputsJson()), e.getError(), e.getAt());
             default -> throw new IllegalArgumentException("Unknown command payload " + record.getPayload());
         };
+    }
+
+    private static ReplaySeedRecord toRecord(ReplaySeed seed) {
+        if (seed == null) {
+            return null;
+        }
+        var runs = seed.runs().stream().map(r -> new SeedRunRecord(r.taskRunId(), r.taskId(), r.parentTaskRunId(),
+                r.value(), r.iteration(), ExecutionMapper.toRecord(r.state()), Json.write(r.outputs()), r.error(),
+                r.createdAt(), r.endedAt())).toList();
+        return new ReplaySeedRecord(seed.fromExecutionId(), seed.fromTaskRunId(), runs);
+    }
+
+    private static ReplaySeed fromRecord(ReplaySeedRecord seed) {
+        if (seed == null) {
+            return null;
+        }
+        var runs = seed.getRuns().stream().map(r -> new ReplaySeed.SeedRun(r.getTaskRunId(), r.getTaskId(),
+                r.getParentTaskRunId(), r.getValue(), r.getIteration(), ExecutionMapper.fromRecord(r.getState()),
+                Json.readMap(r.getOutputsJson()), r.getError(), r.getCreatedAt(), r.getEndedAt())).toList();
+        return new ReplaySeed(seed.getFromExecutionId(), seed.getFromTaskRunId(), runs);
     }
 
     public static TaskResultRecord toRecord(TaskResult r) {

@@ -34,13 +34,15 @@ final class ExecutionDriver {
     private static final Expressions EXPRESSIONS = new Expressions();
 
     private final Flow flow;
+    private final String executionId;
     private final Decider decider;
     private final InMemoryExecutionState state = new InMemoryExecutionState();
     private final List<Event> log = new ArrayList<>();
     private Instant now = T0;
 
-    private ExecutionDriver(Flow flow, DeciderSettings settings) {
+    private ExecutionDriver(Flow flow, String executionId, DeciderSettings settings) {
         this.flow = flow;
+        this.executionId = executionId;
         this.decider = new Decider(settings, EXPRESSIONS);
     }
 
@@ -49,8 +51,13 @@ final class ExecutionDriver {
     }
 
     static ExecutionDriver flow(String yaml, DeciderSettings settings) {
+        return flow(yaml, EXECUTION_ID, settings);
+    }
+
+    /** A driver of the execution {@code executionId}, not {@link #EXECUTION_ID}. */
+    static ExecutionDriver flow(String yaml, String executionId, DeciderSettings settings) {
         try {
-            return new ExecutionDriver(new FlowParser().parse(yaml), settings);
+            return new ExecutionDriver(new FlowParser().parse(yaml), executionId, settings);
         } catch (FlowValidationException e) {
             throw new AssertionError("test flow does not parse: " + e.problems(), e);
         }
@@ -63,12 +70,12 @@ final class ExecutionDriver {
     }
 
     Decision create(Map<String, Object> inputs) {
-        return decide(new CreateExecution(EXECUTION_ID, flow.namespace(), flow.id(), null, inputs, Map.of(), now));
+        return decide(new CreateExecution(executionId, flow.namespace(), flow.id(), null, inputs, Map.of(), now));
     }
 
     Decision createWithoutFlow() {
         return record(decider.decide(state, null,
-                new CreateExecution(EXECUTION_ID, "io.millrace.tests", "missing", 3, Map.of(), Map.of(), now), now));
+                new CreateExecution(executionId, "io.millrace.tests", "missing", 3, Map.of(), Map.of(), now), now));
     }
 
     Decision succeed(String taskId) {
@@ -80,7 +87,7 @@ final class ExecutionDriver {
     }
 
     Decision fail(String taskId) {
-        return decide(new TaskResult(EXECUTION_ID, runId(taskId), currentAttempt(taskId), State.FAILED, Map.of(),
+        return decide(new TaskResult(executionId, runId(taskId), currentAttempt(taskId), State.FAILED, Map.of(),
                 "boom", "worker-1", now));
     }
 
@@ -93,27 +100,27 @@ final class ExecutionDriver {
     }
 
     Decision resultFor(String taskRunId, int attempt, State resultState, Map<String, Object> outputs) {
-        return decide(new TaskResult(EXECUTION_ID, taskRunId, attempt, resultState, outputs, null, "worker-1", now));
+        return decide(new TaskResult(executionId, taskRunId, attempt, resultState, outputs, null, "worker-1", now));
     }
 
     /** Fires the lease timer of the given attempt, as the executor would once it is due. */
     Decision fireLease(String taskId, int attempt) {
         Instant due = run(taskId).attempts().stream().filter(a -> a.number() == attempt).findFirst()
                 .map(Attempt::leaseUntil).orElse(now);
-        return decide(new TimerFired(new Timer(EXECUTION_ID, Timer.Kind.LEASE, runId(taskId), attempt, due), now));
+        return decide(new TimerFired(new Timer(executionId, Timer.Kind.LEASE, runId(taskId), attempt, due), now));
     }
 
     /** Fires a purge timer now, as the executor would once a finished execution's retention ends. */
     Decision firePurge() {
-        return decide(new TimerFired(Timer.purge(EXECUTION_ID, now), now));
+        return decide(new TimerFired(Timer.purge(executionId, now), now));
     }
 
     Decision kill() {
-        return decide(new KillExecution(EXECUTION_ID, now));
+        return decide(new KillExecution(executionId, now));
     }
 
     Decision restart() {
-        return decide(new RestartExecution(EXECUTION_ID, now));
+        return decide(new RestartExecution(executionId, now));
     }
 
     Decision failFromOutside(String reason) {
@@ -164,7 +171,7 @@ final class ExecutionDriver {
     }
 
     String runId(String taskId) {
-        return TaskRunIds.of(EXECUTION_ID, taskId, null, null, null);
+        return TaskRunIds.of(executionId, taskId, null, null, null);
     }
 
     TaskRun run(String taskId) {
@@ -189,7 +196,7 @@ final class ExecutionDriver {
     /** Ends the current attempt of a run, at any depth, as a worker would report it. */
     Decision end(TaskRun run, State resultState) {
         int attempt = run.currentAttempt().map(Attempt::number).orElseThrow();
-        return decide(new TaskResult(EXECUTION_ID, run.id(), attempt, resultState, Map.of(),
+        return decide(new TaskResult(executionId, run.id(), attempt, resultState, Map.of(),
                 resultState == State.FAILED ? "boom" : null, "worker-1", now));
     }
 
@@ -197,7 +204,7 @@ final class ExecutionDriver {
     Decision fire(Timer.Kind kind, TaskRun run) {
         TaskRun current = execution().taskRun(run.id()).orElseThrow();
         int attempt = current.currentAttempt().map(Attempt::number).orElseThrow();
-        return decide(new TimerFired(new Timer(EXECUTION_ID, kind, run.id(), attempt, now), now));
+        return decide(new TimerFired(new Timer(executionId, kind, run.id(), attempt, now), now));
     }
 
     int currentAttempt(String taskId) {
