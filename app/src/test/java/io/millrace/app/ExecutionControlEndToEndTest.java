@@ -69,6 +69,16 @@ class ExecutionControlEndToEndTest {
               - {id: after, type: io.kestra.plugin.core.log.Log, message: done}
             """;
 
+    /** Retried as a new execution three seconds after it fails. */
+    private static final String RETRIED_LATER = """
+            id: retried-later
+            namespace: company.team
+            tasks:
+              - id: fails
+                type: io.kestra.plugin.core.execution.Fail
+                retry: {type: constant, interval: PT3S, maxAttempt: 3, behavior: CREATE_NEW_EXECUTION}
+            """;
+
     /** One at a time: a second execution waits QUEUED. */
     private static final String ONE_AT_A_TIME = """
             id: one-at-a-time
@@ -249,6 +259,20 @@ class ExecutionControlEndToEndTest {
             JsonNode stopped = awaitLog(api, sleepy, "stopped, its execution was killed");
             assertThat(Duration.between(killedAt, Instant.parse(stopped.path("timestamp").asText())))
                     .isLessThan(Duration.ofSeconds(1));
+
+            // and when: an execution that waits to be retried as a new one is killed
+            send("POST", api + "/flows", RETRIED_LATER, 200);
+            String retried = send("POST", api + "/executions/company.team/retried-later", null, 200).path("id").asText();
+            await(api, retried, e -> state(e).equals("RETRIED"));
+            send("POST", api + "/executions/" + retried + "/kill", null, 202);
+            Thread.sleep(4_000); // past the retry's wait
+
+            // then: no new execution of the chain started
+            JsonNode found = Json.MAPPER.readTree(HTTP.send(HttpRequest.newBuilder(URI.create(api
+                    + "/executions/search?namespace=company.team&flowId=retried-later")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString()).body());
+            assertThat(found.path("results")).as("%s", found).singleElement()
+                    .satisfies(e -> assertThat(e.path("id").asText()).isEqualTo(retried));
         }
     }
 

@@ -1,6 +1,7 @@
 package io.millrace.core.decide;
 
 import io.millrace.core.command.CreateExecution;
+import io.millrace.core.command.KillExecution;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.event.TaskRunCompleted;
 import io.millrace.core.execution.Execution;
@@ -12,6 +13,8 @@ import io.millrace.core.flow.TaskDef;
 import io.millrace.core.flow.TaskOptions;
 import io.millrace.core.flow.WorkerTask;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -70,8 +73,27 @@ final class RetryingExecutions {
 
     /** The start of the execution that retries a RETRIED one: its id comes from the one it retries. */
     static CreateExecution next(Execution retried, Instant now) {
-        return new CreateExecution(TaskRunIds.of(retried.id(), "\u0001retry", null, null, null), retried.namespace(),
-                retried.flowId(), retried.flowRevision(), retried.inputs(), retried.labels(), now, retried.trigger(),
-                retried.lineage().next(retried.id()));
+        return new CreateExecution(nextId(retried), retried.namespace(), retried.flowId(), retried.flowRevision(),
+                retried.inputs(), retried.labels(), now, retried.trigger(), retried.lineage().next(retried.id()));
+    }
+
+    /**
+     * A kill of a RETRIED execution reaches its chain: the start of the execution that retries it is called off (its
+     * timer cancelled), and that execution, if it started already, is killed in turn (a kill of one that never starts
+     * finds nothing). A Subflow's child retried as a new execution is killed with its parent so.
+     */
+    static Decision kill(Execution retried, Flow flow, Instant now) {
+        var effects = new ArrayList<Effect>();
+        Instant endedAt = retried.histories().getLast().date();
+        if (flow != null) {
+            policyOf(retried, flow).map(retry -> Timers.nextExecutionAt(retry, retried, endedAt)).ifPresent(at ->
+                    effects.add(new Effect.CancelTimer(Timers.retryExecution(retried.id(), at))));
+        }
+        effects.add(new Effect.SendCommand(new KillExecution(nextId(retried), now)));
+        return new Decision(List.of(), effects, Optional.empty());
+    }
+
+    private static String nextId(Execution retried) {
+        return TaskRunIds.of(retried.id(), "\u0001retry", null, null, null);
     }
 }

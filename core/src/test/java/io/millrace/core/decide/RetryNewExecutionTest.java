@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
+import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.Timer;
 import io.millrace.core.command.TimerFired;
 import io.millrace.core.execution.Lineage;
@@ -72,6 +73,29 @@ class RetryNewExecutionTest {
         });
         assertThat(sent(driver.decide(new TimerFired(wait, driver.now())))).as("fired twice: the same start")
                 .isEqualTo(sent(due));
+    }
+
+    @Test
+    void shouldPassAKillOfARetriedExecutionOnToTheExecutionThatRetriesIt() {
+        // given: RETRIED, its next execution due in a second
+        var driver = ExecutionDriver.flow(FLOW);
+        driver.create(Map.of("n", 7));
+        driver.succeed("first");
+        driver.fail("flaky");
+        Timer wait = new Timer(EXECUTION_ID, Timer.Kind.RETRY_EXECUTION, "", 0, driver.now().plusSeconds(1));
+        String next = ((CreateExecution) sent(driver.advance(Duration.ofSeconds(1))
+                .decide(new TimerFired(wait, driver.now()))).getFirst()).executionId();
+
+        // when: killed, as a Subflow run's kill reaches its child
+        var killed = driver.kill();
+
+        // then: the next start is called off and the next execution, if it started, is killed; this one stays RETRIED
+        assertThat(killed.rejection()).isEmpty();
+        assertThat(killed.events()).isEmpty();
+        assertThat(killed.effects()).contains(new Effect.CancelTimer(wait));
+        assertThat(sent(killed)).singleElement().isInstanceOfSatisfying(KillExecution.class,
+                kill -> assertThat(kill.executionId()).isEqualTo(next));
+        assertThat(driver.execution().state()).isEqualTo(State.RETRIED);
     }
 
     @Test
