@@ -173,8 +173,10 @@ final class ExecutionService {
                 .thenApplyAsync(snapshot -> new Reply(snapshot != null ? 200 : 202, latestKnown(created)), executor);
     }
 
-    CompletableFuture<Reply> kill(String executionId) {
-        return publisher.publishCommand(new KillExecution(executionId, clock.instant().truncatedTo(ChronoUnit.MILLIS)))
+    /** Kills an execution: 202 once the command is acknowledged; {@code cascade}: its running subflows' too. */
+    CompletableFuture<Reply> kill(String executionId, boolean cascade) {
+        return publisher.publishCommand(new KillExecution(executionId, clock.instant().truncatedTo(ChronoUnit.MILLIS),
+                        cascade))
                 .thenApplyAsync(acked -> new Reply(202, Json.MAPPER.createObjectNode()
                         .put("id", executionId)
                         .put("message", "Kill of execution '" + executionId + "' requested")), executor);
@@ -251,8 +253,9 @@ final class ExecutionService {
      * execution. From a task run ({@code taskRunId}), the new execution keeps what ended before that run
      * ({@link ReplaySeed}) and runs it and what follows anew. 409 while it runs, or when what it would keep was cut to
      * fit a record; 400 for a task run it does not have; 413 when what it keeps is over {@code max-record-bytes}.
+     * With {@code revision}, the new execution runs that revision of the flow (404 when the flow has no such one).
      */
-    CompletableFuture<Reply> replay(String executionId, String taskRunId) {
+    CompletableFuture<Reply> replay(String executionId, String taskRunId, String revisionParam) {
         ReadModel.Snapshot snapshot = readModel.execution(executionId)
                 .orElseThrow(() -> ApiException.notFound("Execution '" + executionId + "' not found"));
         Execution execution = ExecutionJson.execution(snapshot);
@@ -260,14 +263,15 @@ final class ExecutionService {
             throw ApiException.conflict("Execution '" + executionId + "' has not ended: it is " + execution.state()
                     + "; only an ended execution can be replayed");
         }
+        int revision = revisionParam == null ? execution.flowRevision() : revision(execution, revisionParam);
         ReplaySeed seed = taskRunId == null ? null : seed(execution, taskRunId, ExecutionJson.outputs(snapshot));
         String id = Ids.newExecutionId();
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         Lineage lineage = execution.lineage().next(executionId);
-        var created = Execution.created(id, execution.namespace(), execution.flowId(), execution.flowRevision(),
-                execution.inputs(), execution.labels(), execution.trigger(), lineage, now);
-        var command = new CreateExecution(id, execution.namespace(), execution.flowId(), execution.flowRevision(),
-                execution.inputs(), execution.labels(), now, execution.trigger(), lineage, seed);
+        var created = Execution.created(id, execution.namespace(), execution.flowId(), revision, execution.inputs(),
+                execution.labels(), execution.trigger(), lineage, now);
+        var command = new CreateExecution(id, execution.namespace(), execution.flowId(), revision, execution.inputs(),
+                execution.labels(), now, execution.trigger(), lineage, seed);
         if (seed != null) {
             publisher.checkSize(command, "The replay of '" + executionId + "' from task run '" + taskRunId
                     + "' (the task runs it keeps and their outputs)");
@@ -275,6 +279,21 @@ final class ExecutionService {
         admission.admit();
         return admission.publish(() -> publisher.publishCommand(command))
                 .thenApplyAsync(acked -> new Reply(200, ExecutionJson.of(created, Map.of(), clock.instant())), executor);
+    }
+
+    /** The flow revision a replay is told to run (Kestra's {@code revision}): 400 if not a number, 404 if unknown. */
+    private int revision(Execution execution, String value) {
+        int revision;
+        try {
+            revision = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest("Query parameter 'revision' must be a number, got '" + value + "'");
+        }
+        if (readModel.flowRevision(execution.namespace(), execution.flowId(), revision).isEmpty()) {
+            throw ApiException.notFound("Flow '" + Flow.key(execution.namespace(), execution.flowId()) + "' has no revision "
+                    + revision);
+        }
+        return revision;
     }
 
     /** What a replay from {@code taskRunId} keeps, refused when the snapshots cut an output it would keep. */

@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * POST /api/v1/flows                  (YAML)     200 {namespace,id,revision} | 400
  * GET  /api/v1/flows/{namespace}/{id}            200 {namespace,id,revision,source} | 404
  * DELETE /api/v1/flows/{namespace}/{id}          204 | 404   (a revision that deletes it; its triggers stop)
- * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra)
+ * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra; ?isOnKillCascade=false)
  * POST /api/v1/executions/{id}/pause             204 | 404 | 409 (not RUNNING)
  * POST /api/v1/executions/{id}/resume            204 | 400 (onResume inputs) | 404 | 409 (not PAUSED)
  *                                                (body {"inputs": {...}}, or a form with one field an input)
@@ -59,6 +59,18 @@ import org.slf4j.LoggerFactory;
  * </pre>
  */
 final class HttpApi {
+    /** Kestra's {@code isOnKillCascade}: whether a kill reaches the subflows too; true unless told otherwise. */
+    private static boolean cascade(Context ctx) {
+        String value = ctx.queryParam("isOnKillCascade");
+        if (value == null || value.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (value.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw ApiException.badRequest("Expected isOnKillCascade to be true or false, but got '" + value + "'");
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
     /** A webhook's path up to its key, and the key. */
     private static final Pattern WEBHOOK_KEY = Pattern.compile("^(/api/v1/executions/webhook/[^/]+/[^/]+/)[^/]+");
@@ -142,12 +154,15 @@ final class HttpApi {
                             webhookCall(ctx), defaultWait), executor));
         }
         // Before the start route, which would otherwise read ".../{id}/kill" as namespace {id}, flow "kill".
-        app.post("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id")), executor));
-        app.delete("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id")), executor));
+        app.post("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id"), cascade(ctx)),
+                executor));
+        app.delete("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id"), cascade(ctx)),
+                executor));
         app.post("/api/v1/executions/{id}/pause", ctx -> answer(ctx, executions.pause(ctx.pathParam("id")), executor));
         app.post("/api/v1/executions/{id}/restart", ctx -> answer(ctx, executions.restart(ctx.pathParam("id")), executor));
         app.post("/api/v1/executions/{id}/replay", ctx -> answer(ctx,
-                executions.replay(ctx.pathParam("id"), ctx.queryParam("taskRunId")), executor));
+                executions.replay(ctx.pathParam("id"), ctx.queryParam("taskRunId"), ctx.queryParam("revision")),
+                executor));
         app.post("/api/v1/executions/{id}/resume", ctx -> answer(ctx,
                 executions.resume(ctx.pathParam("id"), resumeInputs(ctx)), executor));
         app.post("/api/v1/executions/{namespace}/{flowId}", ctx -> {

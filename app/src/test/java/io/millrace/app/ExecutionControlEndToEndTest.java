@@ -229,6 +229,10 @@ class ExecutionControlEndToEndTest {
             assertThat(replayedFromRun.at("/taskRunList/1/taskId").asText()).isEqualTo("flaky");
             assertThat(replayedFromRun.at("/taskRunList/1/attempts")).hasSize(1);
             assertThat(replayedFromRun.path("originalId").asText()).isEqualTo(flaky);
+            send("POST", api + "/executions/" + flaky + "/replay?revision=99", null, 404);
+            send("POST", api + "/executions/" + flaky + "/replay?revision=last", null, 400);
+            JsonNode onRevision = send("POST", api + "/executions/" + flaky + "/replay?revision=1", null, 200);
+            assertThat(onRevision.path("flowRevision").asInt()).isEqualTo(1);
 
             // and when: two executions of a flow limited to one at a time
             send("POST", api + "/flows", ONE_AT_A_TIME, 200);
@@ -250,6 +254,7 @@ class ExecutionControlEndToEndTest {
             String sleepy = send("POST", api + "/executions/company.team/sleepy", null, 200).path("id").asText();
             await(api, sleepy, e -> e.at("/taskRunList/0/state/current").asText().equals("RUNNING"));
             Thread.sleep(300); // the worker has the task by now
+            send("DELETE", api + "/executions/" + sleepy + "/kill?isOnKillCascade=maybe", null, 400);
             Instant killedAt = Instant.now();
             send("POST", api + "/executions/" + sleepy + "/kill", null, 202);
 

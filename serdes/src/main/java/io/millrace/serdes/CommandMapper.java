@@ -37,7 +37,7 @@ public final class CommandMapper {
             case CreateExecution c -> new CreateExecutionPayload(c.namespace(), c.flowId(), c.revision(),
                     Json.write(c.inputs()), c.labels(), c.requestedAt(), ExecutionMapper.toRecord(c.trigger()),
                     c.lineage().originalId(), c.lineage().attempt(), toRecord(c.replay()));
-            case KillExecution k -> new KillExecutionPayload(k.requestedAt());
+            case KillExecution k -> new KillExecutionPayload(k.requestedAt(), k.cascade());
             case PauseExecution p -> new PauseExecutionPayload(p.requestedAt());
             case ResumeExecution r -> new ResumeExecutionPayload(r.taskRunId(), Json.write(r.inputs()), r.requestedAt());
             case RestartExecution r -> new RestartExecutionPayload(r.requestedAt());
@@ -59,7 +59,7 @@ public final class CommandMapper {
                     c.getFlowId(), c.getRevision(), Json.readMap(c.getInputsJson()), c.getLabels(), c.getRequestedAt(),
                     ExecutionMapper.fromRecord(c.getTrigger()), ExecutionMapper.lineage(c.getOriginalId(), c.getAttempt()),
                     fromRecord(c.getReplay()));
-            case KillExecutionPayload k -> new KillExecution(record.getExecutionId(), k.getRequestedAt());
+            case KillExecutionPayload k -> new KillExecution(record.getExecutionId(), k.getRequestedAt(), k.getCascade());
             case PauseExecutionPayload p -> new PauseExecution(record.getExecutionId(), p.getRequestedAt());
             case ResumeExecutionPayload r -> new ResumeExecution(record.getExecutionId(), r.getTaskRunId(),
                     Json.readMap(r.getInputsJson()), r.getRequestedAt());

@@ -11,21 +11,21 @@ import io.millrace.core.flow.WorkerTask;
 
 /**
  * Kills a running execution: KILLING; its tasks running on workers are stopped, the children of its running subflows
- * killed; its open runs KILLED, then it. A RETRIED one passes the kill on to the execution that retries it
+ * killed (unless the kill says not to cascade); its open runs KILLED, then it. A RETRIED one passes the kill on to the execution that retries it
  * ({@link RetryingExecutions#kill}).
  */
 final class KillHandler implements CommandHandler<KillExecution> {
     @Override
     public Decision decide(KillExecution kill, DecisionContext context) {
         if (context.execution().filter(e -> e.state() == State.RETRIED).isPresent()) {
-            return RetryingExecutions.kill(context.execution().orElseThrow(), context.flow(), context.now());
+            return RetryingExecutions.kill(context.execution().orElseThrow(), context.flow(), kill, context.now());
         }
         return context.onRunning(advance -> {
             advance.step().emit(new ExecutionStateChanged(State.KILLING, advance.now()));
             boolean onWorkers = false;
             for (TaskRun run : advance.step().execution().taskRuns()) {
                 TaskDef task = run.state() == State.RUNNING ? advance.flow().task(run.taskId()).orElse(null) : null;
-                if (task instanceof Subflow) {
+                if (task instanceof Subflow && kill.cascade()) {
                     advance.step().effect(Subflows.kill(kill.executionId(), run, advance.now()));
                 }
                 onWorkers |= task instanceof WorkerTask;

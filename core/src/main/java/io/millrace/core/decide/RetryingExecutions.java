@@ -82,14 +82,14 @@ final class RetryingExecutions {
      * timer cancelled), and that execution, if it started already, is killed in turn (a kill of one that never starts
      * finds nothing). A Subflow's child retried as a new execution is killed with its parent so.
      */
-    static Decision kill(Execution retried, Flow flow, Instant now) {
+    static Decision kill(Execution retried, Flow flow, KillExecution kill, Instant now) {
         var effects = new ArrayList<Effect>();
         Instant endedAt = retried.histories().getLast().date();
         if (flow != null) {
             policyOf(retried, flow).map(retry -> Timers.nextExecutionAt(retry, retried, endedAt)).ifPresent(at ->
                     effects.add(new Effect.CancelTimer(Timers.retryExecution(retried.id(), at))));
         }
-        effects.add(new Effect.SendCommand(new KillExecution(nextId(retried), now)));
+        effects.add(new Effect.SendCommand(new KillExecution(nextId(retried), now, kill.cascade())));
         return new Decision(List.of(), effects, Optional.empty());
     }
 

@@ -247,5 +247,13 @@ class SubflowTest {
 
         // then
         assertThat(sent(killed, KillExecution.class).executionId()).isEqualTo(other.executionId());
+
+        // and when: a third parent is killed without the cascade
+        decide(new CreateExecution("p4", "team", "parent", null, Map.of(), Map.of(), T0));
+        var alone = decide(new KillExecution("p4", T0, false));
+
+        // then: it ends KILLED, its child is left running
+        assertThat(execution("p4").state()).isEqualTo(State.KILLED);
+        assertThat(alone.effects()).noneMatch(Effect.SendCommand.class::isInstance);
     }
 }
