@@ -174,6 +174,34 @@ class ExecutorProcessorTest {
     }
 
     @Test
+    void shouldSendAgainWhatALeaseStartedWhenItFiresAgainAfterTheGraceOfAFreshStart() throws Exception {
+        // given: attempt 1's lease was committed; it ran out, attempt 2 started, and the executor crashed before the
+        // next commit, losing attempt 2's dispatch and lease
+        postFlakyFlow();
+        ExecutorProcessor before = atLeastOnce();
+        before.init(context);
+        before.process(create("e1", "flaky"));
+        var committed = snapshot(Names.TIMERS_STORE);
+        context.setCurrentSystemTimeMs(NOW.plus(LEASE).plusSeconds(1).toEpochMilli());
+        punctuateLatest();
+        assertThat(dispatchedAttempts()).containsExactly(1, 2);
+        restore(committed);
+        context.resetForwards();
+
+        // when: a fresh processor starts; the lease is back, judged only after the grace of a fresh start (moved)
+        ExecutorProcessor restarted = atLeastOnce();
+        restarted.init(context);
+        punctuateLatest();
+        assertThat(dispatchedAttempts()).isEmpty();
+        context.setCurrentSystemTimeMs(NOW.plus(LEASE).plus(DueTimers.leaseGrace(LEASE)).plusSeconds(2).toEpochMilli());
+        punctuateLatest();
+
+        // then: it found its attempt ended, so what its step started is sent again
+        assertThat(dispatchedAttempts()).containsExactly(2);
+        assertThat(timerKinds()).containsExactly("LEASE/2");
+    }
+
+    @Test
     void shouldSendAgainTheLaterStepsOfAReplayedResultUnderAtLeastOnce() throws Exception {
         // given: attempt 1 was committed running; it failed, its retry fired, attempt 2 started, and the executor
         // crashed before the next commit: the failed result is read again, and the retry timer and lease are lost

@@ -3,6 +3,7 @@ package io.millrace.core.decide;
 import io.millrace.core.command.Command;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.TaskResult;
+import io.millrace.core.command.Timer;
 import io.millrace.core.command.TimerFired;
 import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
@@ -101,6 +102,18 @@ final class ImpliedEffects {
         }
     }
 
+    /**
+     * No later than the step a timer took, if it took one: it fired once due, and the attempt it guards ended no
+     * earlier than that step if the step ended it. The earlier of the two, since a lease that ran out during the grace
+     * of a fresh start is stored again due later ({@code DueTimers}), after the step it took before the crash.
+     */
+    private static Instant timerStep(Execution execution, Timer timer) {
+        Instant attemptAt = execution.taskRun(timer.taskRunId()).flatMap(run -> run.attempts().stream()
+                .filter(a -> a.number() == timer.attempt()).findFirst()).map(a -> a.histories().getLast().date())
+                .orElse(null);
+        return attemptAt != null && attemptAt.isBefore(timer.dueAt()) ? attemptAt : timer.dueAt();
+    }
+
     /** When the step that handled a command was decided, if the state shows it. */
     static Instant stepOf(Execution execution, Command command) {
         return switch (command) {
@@ -108,7 +121,7 @@ final class ImpliedEffects {
                     .filter(a -> a.number() == result.attempt()).findFirst())
                     .map(a -> a.histories().getLast().date()).orElse(null);
             case CreateExecution create -> execution.startDate();
-            case TimerFired fired -> fired.timer().dueAt(); // what it decided, it decided once due
+            case TimerFired fired -> timerStep(execution, fired.timer());
             default -> null;
         };
     }
