@@ -25,6 +25,8 @@ final class DeferredCreates {
     private final Wakeup wakeup;
     private final CountedDeadLetters deadLetters;
     private final BiConsumer<Command, SpecificRecord> handler;
+    /** Whether the create being handled again waited again ({@link #waitForFlow} while {@link #retry} hands it on). */
+    private boolean waitedAgain;
 
     /** @param handler handles a waiting create again, as the processor handles a command */
     DeferredCreates(KeyValueStore<String, CommandRecord> store, Duration flowWait, Wakeup wakeup,
@@ -56,6 +58,7 @@ final class DeferredCreates {
             return false;
         }
         store.put(create.executionId(), (CommandRecord) original);
+        waitedAgain = true;
         wakeup.by(now.toEpochMilli());
         return true;
     }
@@ -72,23 +75,31 @@ final class DeferredCreates {
         return true;
     }
 
-    /** Hands every waiting create to the handler again; one whose flow is still missing waits again. */
+    /**
+     * Hands every waiting create to the handler again; one whose flow is still missing waits again. A create leaves
+     * the store only once handled: under at-least-once the store's changelog is written through, and a crash between
+     * its deletion and the state it led to would lose the execution; one handled twice is a duplicate.
+     */
     void retry() {
         List<KeyValue<String, CommandRecord>> waiting = new ArrayList<>();
         try (KeyValueIterator<String, CommandRecord> it = store.all()) {
             it.forEachRemaining(waiting::add);
         }
         for (KeyValue<String, CommandRecord> entry : waiting) {
-            store.delete(entry.key);
             Command command;
             try {
                 command = CommandMapper.fromRecord(entry.value);
             } catch (RuntimeException e) {
                 deadLetters.send(entry.key, "Unreadable waiting create: " + e.getMessage(), entry.value,
                         DeadLetterMeters.Reason.UNREADABLE);
+                store.delete(entry.key);
                 continue;
             }
+            waitedAgain = false;
             handler.accept(command, entry.value);
+            if (!waitedAgain) {
+                store.delete(entry.key);
+            }
         }
     }
 }
