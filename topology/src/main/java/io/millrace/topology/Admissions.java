@@ -95,7 +95,11 @@ final class Admissions {
         store.put(KILLED + executionId, HEX.toHexDigits(offset).getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Removes the {@code n} oldest waiting creates (fewer when fewer wait) and returns them, oldest first. */
+    /**
+     * The {@code n} oldest waiting creates (fewer when fewer wait), oldest first; they leave the store at
+     * {@link #done}, once handled, so that a crash while they are handled (under at-least-once the store's changelog
+     * is written through) finds them waiting again.
+     */
     List<Waiting> take(int n) {
         var taken = new ArrayList<KeyValue<String, byte[]>>(Math.min(n, size));
         boolean rest;
@@ -110,17 +114,21 @@ final class Admissions {
         }
         var waiting = new ArrayList<Waiting>(taken.size());
         for (KeyValue<String, byte[]> entry : taken) {
-            store.delete(entry.key);
             String executionId = entry.key.substring(OFFSET_END + 1);
             long offset = offsetOf(entry.key);
-            waiting.add(new Waiting(offset, executionId, entry.value, killedAfter(executionId, offset)));
+            waiting.add(new Waiting(entry.key, offset, executionId, entry.value, killedAfter(executionId, offset)));
             cursor = entry.key + "\0"; // the next key after it
         }
         size = rest ? Math.max(1, size - taken.size()) : 0; // what the scan saw, should the count be off
+        return waiting;
+    }
+
+    /** Removes creates {@link #take}n and handled; kill markers go too once nothing waits. */
+    void done(List<Waiting> handled) {
+        handled.forEach(waiting -> store.delete(waiting.key()));
         if (size == 0) {
             forgetKills();
         }
-        return waiting;
     }
 
     private static long offsetOf(String queueKey) {
@@ -145,7 +153,7 @@ final class Admissions {
      * A create that waited: where it was read on its partition, its execution, its bytes, and whether a kill read after
      * it asked that it never start.
      */
-    record Waiting(long offset, String executionId, byte[] bytes, boolean killed) {
+    record Waiting(String key, long offset, String executionId, byte[] bytes, boolean killed) {
         /** The create; throws when its bytes do not decode. */
         CommandRecord create() {
             return Topics.COMMAND_SERDE.decode(bytes);

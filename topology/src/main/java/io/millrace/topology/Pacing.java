@@ -107,6 +107,7 @@ final class Pacing {
         while (!admissions.isEmpty() && running.free() > 0 && admitted < MAX_ADMISSIONS_PER_CALL) {
             List<Admissions.Waiting> next = admissions.take(Math.min(running.free(), MAX_ADMISSIONS_PER_CALL - admitted));
             next.forEach(this::admit);
+            admissions.done(next);
             admitted += next.size();
         }
         if (!admissions.isEmpty() && running.free() > 0) {

@@ -36,6 +36,9 @@ class AdmissionsTest {
         // when
         var first = admissions.take(2);
         var rest = admissions.take(5);
+        assertThat(count()).as("taken, not yet handled").isEqualTo(3);
+        admissions.done(first);
+        admissions.done(rest);
 
         // then
         assertThat(first).extracting(Admissions.Waiting::executionId).containsExactly("a", "b");
@@ -57,6 +60,7 @@ class AdmissionsTest {
 
         // when
         var taken = admissions.take(5);
+        admissions.done(taken);
 
         // then
         assertThat(taken).extracting(Admissions.Waiting::killed).containsExactly(false, true, false);
@@ -69,7 +73,7 @@ class AdmissionsTest {
         var before = new Admissions(store);
         before.park(7, create("a"));
         before.park(8, create("b"));
-        before.take(1);
+        before.done(before.take(1));
 
         // when
         var after = new Admissions(store);
@@ -77,6 +81,22 @@ class AdmissionsTest {
         // then
         assertThat(after.size()).isEqualTo(1);
         assertThat(after.take(5)).extracting(Admissions.Waiting::executionId).containsExactly("b");
+    }
+
+    @Test
+    void shouldFindACreateTakenButNotHandledWaitingAgainAfterACrash() {
+        // given: a was taken, and the executor crashed while handling it
+        var before = new Admissions(store);
+        before.park(7, create("a"));
+        before.park(8, create("b"));
+        before.take(1);
+
+        // when
+        var after = new Admissions(store);
+
+        // then: it starts again (a duplicate of a start that got through, if it did)
+        assertThat(after.size()).isEqualTo(2);
+        assertThat(after.take(5)).extracting(Admissions.Waiting::executionId).containsExactly("a", "b");
     }
 
     private long count() {
