@@ -74,25 +74,31 @@ final class DueTimers {
             firedBefore = due.getLast().value.getDueAt().toEpochMilli();
         }
         for (KeyValue<String, TimerRecord> entry : due) {
+            fire(entry, now);
+            // deleted once handled: with the store's cache off, at-least-once writes it through, and a crash between
+            // its deletion and the state it led to would leave that state waiting for it for good
             timers.delete(entry.key);
-            Timer timer;
-            try {
-                timer = ExecutionMapper.fromRecord(entry.value);
-            } catch (RuntimeException e) {
-                deadLetters.send(entry.value.getExecutionId(), "Unreadable timer " + entry.key + ": " + e.getMessage(),
-                        entry.value, DeadLetterMeters.Reason.UNREADABLE);
-                continue;
-            }
-            if (timer.kind() == Timer.Kind.LEASE && wallClockMillis < leaseGraceUntil) {
-                Timer later = new Timer(timer.executionId(), timer.kind(), timer.taskRunId(), timer.attempt(),
-                        Instant.ofEpochMilli(leaseGraceUntil));
-                timers.put(TimerKeys.of(later), ExecutionMapper.toRecord(later));
-                stored(leaseGraceUntil);
-                continue;
-            }
-            metrics.timerFired(timer.kind(), wallClockMillis - timer.dueAt().toEpochMilli());
-            handler.accept(new TimerFired(timer, now), entry.value);
         }
+    }
+
+    private void fire(KeyValue<String, TimerRecord> entry, Instant now) {
+        Timer timer;
+        try {
+            timer = ExecutionMapper.fromRecord(entry.value);
+        } catch (RuntimeException e) {
+            deadLetters.send(entry.value.getExecutionId(), "Unreadable timer " + entry.key + ": " + e.getMessage(),
+                    entry.value, DeadLetterMeters.Reason.UNREADABLE);
+            return;
+        }
+        if (timer.kind() == Timer.Kind.LEASE && now.toEpochMilli() < leaseGraceUntil) {
+            Timer later = new Timer(timer.executionId(), timer.kind(), timer.taskRunId(), timer.attempt(),
+                    Instant.ofEpochMilli(leaseGraceUntil));
+            timers.put(TimerKeys.of(later), ExecutionMapper.toRecord(later));
+            stored(leaseGraceUntil);
+            return;
+        }
+        metrics.timerFired(timer.kind(), now.toEpochMilli() - timer.dueAt().toEpochMilli());
+        handler.accept(new TimerFired(timer, now), entry.value);
     }
 
     /** Told the due time (epoch millis) of every timer stored. */

@@ -32,6 +32,7 @@ class DueTimersTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final ExecutorMetrics metrics = new ExecutorMetrics(registry, "millrace.");
     private final List<Timer> fired = new ArrayList<>();
+    private final List<Boolean> storedWhileHandled = new ArrayList<>();
     private KeyValueStore<String, TimerRecord> store;
 
     @BeforeEach
@@ -55,8 +56,9 @@ class DueTimersTest {
         // when
         timers.fire(NOW.toEpochMilli());
 
-        // then: the earliest batch fired and was deleted; the latest timer waits
+        // then: the earliest batch fired and was deleted, each once handled; the latest timer waits
         assertThat(fired).hasSize(DueTimers.MAX_TIMERS_PER_PUNCTUATION);
+        assertThat(storedWhileHandled).containsOnly(true);
         assertThat(fired.getFirst().executionId()).isEqualTo("e0");
         assertThat(storedTimers()).extracting(Timer::executionId).containsExactly("e500");
 
@@ -149,7 +151,9 @@ class DueTimersTest {
     }
 
     private void handle(Command command, Object original) {
-        fired.add(((TimerFired) command).timer());
+        Timer timer = ((TimerFired) command).timer();
+        fired.add(timer);
+        storedWhileHandled.add(store.get(TimerKeys.of(timer)) != null);
     }
 
     private void put(Timer timer) {
