@@ -151,21 +151,15 @@ class ExecutorProcessorTest {
     void shouldSendAgainWhatARetryTimerStartedWhenItFiresAgainAfterACrashUnderAtLeastOnce() throws Exception {
         // given: attempt 1 failed and its retry timer was committed; the retry fired, attempt 2 started, and the
         // executor crashed before the next commit: its state reached the changelog, its dispatch and its lease did not
-        postFlakyFlow();
-        ExecutorProcessor before = atLeastOnce();
-        before.init(context);
-        before.process(create("e1", "flaky"));
+        ExecutorProcessor before = startFlaky();
         before.process(fail(dispatchedRunId(), 1));
         var committed = snapshot(Names.TIMERS_STORE);
         context.setCurrentSystemTimeMs(NOW.plusSeconds(2).toEpochMilli());
         punctuateLatest();
         assertThat(dispatchedAttempts()).containsExactly(1, 2);
-        restore(committed); // the timers store is cached: restored as of the last commit
-        context.resetForwards();
 
         // when: a fresh processor starts; the retry timer is back and fires again
-        ExecutorProcessor restarted = atLeastOnce();
-        restarted.init(context);
+        restartAfterACrash(committed);
         punctuateLatest();
 
         // then: it found its run moved on, so what its step started is sent again: attempt 2 and its lease
@@ -177,20 +171,14 @@ class ExecutorProcessorTest {
     void shouldSendAgainWhatALeaseStartedWhenItFiresAgainAfterTheGraceOfAFreshStart() throws Exception {
         // given: attempt 1's lease was committed; it ran out, attempt 2 started, and the executor crashed before the
         // next commit, losing attempt 2's dispatch and lease
-        postFlakyFlow();
-        ExecutorProcessor before = atLeastOnce();
-        before.init(context);
-        before.process(create("e1", "flaky"));
+        startFlaky();
         var committed = snapshot(Names.TIMERS_STORE);
         context.setCurrentSystemTimeMs(NOW.plus(LEASE).plusSeconds(1).toEpochMilli());
         punctuateLatest();
         assertThat(dispatchedAttempts()).containsExactly(1, 2);
-        restore(committed);
-        context.resetForwards();
 
         // when: a fresh processor starts; the lease is back, judged only after the grace of a fresh start (moved)
-        ExecutorProcessor restarted = atLeastOnce();
-        restarted.init(context);
+        restartAfterACrash(committed);
         punctuateLatest();
         assertThat(dispatchedAttempts()).isEmpty();
         context.setCurrentSystemTimeMs(NOW.plus(LEASE).plus(DueTimers.leaseGrace(LEASE)).plusSeconds(2).toEpochMilli());
@@ -205,23 +193,16 @@ class ExecutorProcessorTest {
     void shouldSendAgainTheLaterStepsOfAReplayedResultUnderAtLeastOnce() throws Exception {
         // given: attempt 1 was committed running; it failed, its retry fired, attempt 2 started, and the executor
         // crashed before the next commit: the failed result is read again, and the retry timer and lease are lost
-        postFlakyFlow();
-        ExecutorProcessor before = atLeastOnce();
-        before.init(context);
-        before.process(create("e1", "flaky"));
+        ExecutorProcessor before = startFlaky();
         String runId = dispatchedRunId();
         var committed = snapshot(Names.TIMERS_STORE);
         before.process(fail(runId, 1));
         context.setCurrentSystemTimeMs(NOW.plusSeconds(2).toEpochMilli());
         punctuateLatest();
         assertThat(dispatchedAttempts()).containsExactly(1, 2);
-        restore(committed);
-        context.resetForwards();
 
         // when: a fresh processor reads the failed result again
-        ExecutorProcessor restarted = atLeastOnce();
-        restarted.init(context);
-        restarted.process(fail(runId, 1));
+        restartAfterACrash(committed).process(fail(runId, 1));
 
         // then: a duplicate, and what the steps since it started is sent again, the retry's attempt 2 included
         assertThat(dispatchedAttempts()).containsExactly(2);
@@ -333,6 +314,27 @@ class ExecutorProcessorTest {
                 new ExecutorProcessor.ExecutorSettings(LEASE, Duration.ofMillis(50), Duration.ofSeconds(30),
                         reemitDuplicates, limits, "millrace."),
                 eagerCommits, pace, started, registry);
+    }
+
+    /** An at-least-once processor that started an execution of {@link #postFlakyFlow}'s flow. */
+    private ExecutorProcessor startFlaky() throws Exception {
+        postFlakyFlow();
+        ExecutorProcessor processor = atLeastOnce();
+        processor.init(context);
+        processor.process(create("e1", "flaky"));
+        return processor;
+    }
+
+    /**
+     * A fresh at-least-once processor after a crash: the timers store is cached, so it is back as of the last commit
+     * ({@code committed}); the other stores are written through and keep what they were sent.
+     */
+    private ExecutorProcessor restartAfterACrash(Map<String, List<KeyValue<String, Object>>> committed) {
+        restore(committed);
+        context.resetForwards();
+        ExecutorProcessor restarted = atLeastOnce();
+        restarted.init(context);
+        return restarted;
     }
 
     /** A flow of one worker task that is retried a second after it fails. */
