@@ -77,7 +77,7 @@ public final class Contexts {
      */
     static Variables.Builder execution(Execution execution, ExecutionView view, Flow flow, Set<String> references) {
         Variables.Builder builder = Variables.builder()
-                .execution(execution.id(), execution.startDate())
+                .execution(execution.id(), execution.startDate(), execution.lineage().originalId())
                 .flow(flow.namespace(), flow.id(), flow.revision())
                 .inputs(execution.inputs())
                 .put("outputs", outputs(execution, view, references))

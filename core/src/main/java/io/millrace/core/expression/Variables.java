@@ -36,7 +36,13 @@ public final class Variables {
 
         /** {@code execution: {id, startDate}}. */
         public Builder execution(String id, Instant startDate) {
-            return put("execution", group("id", id, "startDate", startDate));
+            return execution(id, startDate, null);
+        }
+
+        /** {@code execution: {id, startDate, originalId}}, {@code originalId} only when another execution made it. */
+        public Builder execution(String id, Instant startDate, String originalId) {
+            return put("execution", originalId == null ? group("id", id, "startDate", startDate)
+                    : group("id", id, "startDate", startDate, "originalId", originalId));
         }
 
         /** {@code flow: {namespace, id, revision}}. */

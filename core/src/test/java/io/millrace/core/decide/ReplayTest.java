@@ -121,6 +121,9 @@ class ReplayTest {
         assertThat(execution.taskRuns()).extracting(TaskRun::id).doesNotContainAnyElementsOf(
                 original.taskRuns().stream().map(TaskRun::id).toList());
         assertThat(replay.state().outputs(replay.run("first").id())).isEqualTo(Map.of("value", "one"));
+        assertThat(Contexts.execution(execution, replay.state(), replay.flow(), null).build().get("execution"))
+                .as("what its expressions see").isEqualTo(Map.of("id", "exec-2", "startDate", execution.startDate(),
+                        "originalId", original.id()));
         assertThat(replay.run("first").histories().getFirst().date())
                 .isEqualTo(original.taskRuns().getFirst().histories().getFirst().date());
 

@@ -39,6 +39,20 @@ class VariablesTest {
     }
 
     @Test
+    void shouldNameTheOriginalExecutionOnlyWhenThereIsOne() {
+        // given
+        Instant start = Instant.parse("2024-01-01T00:00:00Z");
+
+        // when
+        Object first = Variables.builder().execution("ex1", start, null).build().get("execution");
+        Object retry = Variables.builder().execution("ex2", start, "ex1").build().get("execution");
+
+        // then
+        assertThat(first).isEqualTo(Map.of("id", "ex1", "startDate", start));
+        assertThat(retry).isEqualTo(Map.of("id", "ex2", "startDate", start, "originalId", "ex1"));
+    }
+
+    @Test
     void shouldLeaveUnsetGroupsAbsent() {
         // when
         Map<String, Object> vars = Variables.builder().task("t", "log").build();
