@@ -339,7 +339,7 @@ class ExecutorProcessorTest {
 
     /** A flow of one worker task that is retried a second after it fails. */
     private void postFlakyFlow() throws Exception {
-        var flow = new FlowParser().parse("""
+        post("""
                 id: flaky
                 namespace: ns
                 tasks:
@@ -347,8 +347,13 @@ class ExecutorProcessorTest {
                     type: log
                     message: hi
                     retry: {type: constant, interval: PT1S, maxAttempt: 3}
-                """).withRevision(1);
-        flows.put(FlowMapper.key("ns", "flaky", 1), FlowMapper.toRecord(flow, NOW));
+                """);
+    }
+
+    /** Stores a flow of namespace {@code ns} as its revision 1. */
+    private void post(String yaml) throws Exception {
+        var flow = new FlowParser().parse(yaml).withRevision(1);
+        flows.put(FlowMapper.key("ns", flow.id(), 1), FlowMapper.toRecord(flow, NOW));
     }
 
     private static Record<String, SpecificRecord> create(String executionId, String flowId) {
@@ -362,9 +367,7 @@ class ExecutorProcessorTest {
     }
 
     private String dispatchedRunId() {
-        return context.forwarded().stream().map(forward -> ((Encoded) forward.record().value()).record())
-                .filter(WorkerTaskRecord.class::isInstance).map(task -> ((WorkerTaskRecord) task).getTaskRunId())
-                .findFirst().orElseThrow();
+        return dispatched().getFirst().getTaskRunId();
     }
 
     /** The stored timers as kind/attempt, in due order. */
@@ -374,16 +377,21 @@ class ExecutorProcessorTest {
     }
 
     private List<String> dispatchedExecutions() {
+        return dispatched().stream().map(WorkerTaskRecord::getExecutionId).toList();
+    }
+
+    /** The worker tasks the processor sent, in order. */
+    private List<WorkerTaskRecord> dispatched() {
         return context.forwarded().stream()
                 .map(forward -> ((Encoded) forward.record().value()).record())
                 .filter(WorkerTaskRecord.class::isInstance)
-                .map(task -> ((WorkerTaskRecord) task).getExecutionId())
+                .map(WorkerTaskRecord.class::cast)
                 .toList();
     }
 
     /** A flow of one task with a required input. */
     private void postFlow() throws Exception {
-        var flow = new FlowParser().parse("""
+        post("""
                 id: f
                 namespace: ns
                 inputs:
@@ -394,8 +402,7 @@ class ExecutorProcessorTest {
                   - id: a
                     type: log
                     message: hi
-                """).withRevision(1);
-        flows.put(FlowMapper.key("ns", "f", 1), FlowMapper.toRecord(flow, NOW));
+                """);
     }
 
     private static Record<String, SpecificRecord> create(String executionId, Map<String, Object> inputs) {
@@ -408,11 +415,7 @@ class ExecutorProcessorTest {
     }
 
     private List<Integer> dispatchedAttempts() {
-        return context.forwarded().stream()
-                .map(forward -> ((Encoded) forward.record().value()).record())
-                .filter(WorkerTaskRecord.class::isInstance)
-                .map(task -> ((WorkerTaskRecord) task).getAttempt())
-                .toList();
+        return dispatched().stream().map(WorkerTaskRecord::getAttempt).toList();
     }
 
     private Map<String, List<KeyValue<String, Object>>> snapshot(String... stores) {
