@@ -34,7 +34,9 @@ class PoisonEndToEndTest {
     @Test
     void shouldFailEachPoisonExecutionAloneAndRunTheOthersAlsoAfterARestart() throws Exception {
         // given
-        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("poison", stateDir, "port", "0"), null);
+        // the render budgets are long enough for a loaded machine to build the 1.6 MB output, so its size decides
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("poison", stateDir, "port", "0",
+                "expression-max-time", "PT10S", "executor-expression-max-time", "PT0.5S"), null);
         try (Engine engine = Engine.start(config)) {
             String api = "http://localhost:" + engine.port() + "/api/v1";
             send("POST", api + "/flows", OK, 200);
