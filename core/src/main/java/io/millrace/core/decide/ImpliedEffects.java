@@ -56,9 +56,9 @@ final class ImpliedEffects {
             if (Places.limited(flow)) {
                 effects.add(Places.release(flow.key(), execution.id(), endedAt));
             }
-            if (execution.state() == State.RETRIED && flow != null) {
-                RetryingExecutions.policyOf(execution, flow).map(retry -> Timers.nextExecutionAt(retry, execution, endedAt))
-                        .ifPresent(at -> effects.add(new Effect.ScheduleTimer(Timers.retryExecution(execution.id(), at))));
+            if (execution.state() == State.RETRIED) {
+                RetryingExecutions.timerOf(execution, flow)
+                        .ifPresent(timer -> effects.add(new Effect.ScheduleTimer(timer)));
             }
         } else if (Places.limited(flow) && Places.waits(execution.state())) {
             effects.add(Places.ask(flow, execution.id(), execution.histories().getLast().date()));

@@ -2,6 +2,7 @@ package io.millrace.core.decide;
 
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
+import io.millrace.core.command.Timer;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.event.TaskRunCompleted;
 import io.millrace.core.execution.Execution;
@@ -60,15 +61,28 @@ final class RetryingExecutions {
     }
 
     /**
-     * The policy of the run whose failure ended a RETRIED execution, if it is known: for {@link ImpliedEffects}. The
+     * The policy of the run whose failure ended a RETRIED execution, if it is known: for {@link #timerOf}. The
      * RETRIED runs are that run and the flowables around it, so it is the last created of those with such a policy.
      */
-    static Optional<RetryPolicy> policyOf(Execution execution, Flow flow) {
+    private static Optional<RetryPolicy> policyOf(Execution execution, Flow flow) {
         return execution.taskRuns().stream()
                 .filter(run -> run.state() == State.RETRIED)
                 .map(run -> flow.task(run.taskId()).map(TaskDef::options).map(TaskOptions::retry).orElse(null))
                 .filter(retry -> retry != null && retry.behavior() == RetryPolicy.Behavior.CREATE_NEW_EXECUTION)
                 .reduce((first, second) -> second);
+    }
+
+    /**
+     * The timer that starts the execution retrying a RETRIED one, if the policy of the run whose failure ended it is
+     * known: for {@link ImpliedEffects} to schedule it again and for a kill to cancel it.
+     */
+    static Optional<Timer> timerOf(Execution retried, Flow flow) {
+        if (flow == null) {
+            return Optional.empty();
+        }
+        Instant endedAt = retried.histories().getLast().date();
+        return policyOf(retried, flow).map(retry -> Timers.nextExecutionAt(retry, retried, endedAt))
+                .map(at -> Timers.retryExecution(retried.id(), at));
     }
 
     /** The start of the execution that retries a RETRIED one: its id comes from the one it retries. */
@@ -84,11 +98,7 @@ final class RetryingExecutions {
      */
     static Decision kill(Execution retried, Flow flow, KillExecution kill, Instant now) {
         var effects = new ArrayList<Effect>();
-        Instant endedAt = retried.histories().getLast().date();
-        if (flow != null) {
-            policyOf(retried, flow).map(retry -> Timers.nextExecutionAt(retry, retried, endedAt)).ifPresent(at ->
-                    effects.add(new Effect.CancelTimer(Timers.retryExecution(retried.id(), at))));
-        }
+        timerOf(retried, flow).ifPresent(timer -> effects.add(new Effect.CancelTimer(timer)));
         effects.add(new Effect.SendCommand(new KillExecution(nextId(retried), now, kill.cascade())));
         return new Decision(List.of(), effects, Optional.empty());
     }
