@@ -204,6 +204,9 @@ One role's container, volumes excepted. Call with
       mountPath: {{ include "millrace.kafkaTlsDir" $root }}
       readOnly: true
     {{- end }}
+    {{- with .mounts }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
 {{- end }}
 
 {{/* The pod-level settings shared by every role. Call with (dict "root" $ "role" <the role's values>). */}}

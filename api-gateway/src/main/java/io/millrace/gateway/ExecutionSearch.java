@@ -6,22 +6,25 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * A search of executions, as {@code GET /api/v1/executions/search} takes it: {@code namespace} (that namespace and the
  * ones under it), {@code flowId}, {@code state} (repeatable), {@code labels} ({@code key:value}, repeatable; all must
  * hold), {@code triggerId} and {@code triggerType} (of the trigger that started it), {@code page} (from 1),
  * {@code size} (1 to {@link #MAX_SIZE}, default 10) and {@code sort} ({@code state.startDate:desc}, the default, or
- * {@code :asc}). A bad parameter is a 400 naming it.
+ * {@code :asc}). A bad parameter is a 400 naming it. Only executions of the namespaces the caller may see are found,
+ * and counted in the total.
  */
 record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<String, String> labels, String triggerId,
-        String triggerType, int page, int size, boolean ascending) {
+        String triggerType, int page, int size, boolean ascending, Predicate<String> visible) {
 
     static final int MAX_SIZE = 1000;
     private static final Set<String> STATES = Set.of("CREATED", "RUNNING", "KILLING", "SUCCESS", "WARNING", "FAILED",
             "KILLED", "RETRYING", "SKIPPED");
 
-    static ExecutionSearch parse(Map<String, List<String>> query) {
+    /** @param visible whether the caller may see a namespace's executions */
+    static ExecutionSearch parse(Map<String, List<String>> query, Predicate<String> visible) {
         var states = new TreeSet<String>();
         for (String state : query.getOrDefault("state", List.of())) {
             String name = state.trim().toUpperCase(Locale.ROOT);
@@ -52,7 +55,7 @@ record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<
             }
         }
         return new ExecutionSearch(first(query, "namespace"), first(query, "flowId"), states, labels,
-                first(query, "triggerId"), first(query, "triggerType"), page, size, ascending);
+                first(query, "triggerId"), first(query, "triggerType"), page, size, ascending, visible);
     }
 
     boolean matches(ExecutionIndex.Summary summary) {
@@ -61,7 +64,8 @@ record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<
                 && (states.isEmpty() || states.contains(summary.state()))
                 && labels.entrySet().stream().allMatch(l -> l.getValue().equals(summary.labels().get(l.getKey())))
                 && (triggerId == null || triggerId.equals(summary.triggerId()))
-                && (triggerType == null || triggerType.equals(summary.triggerType()));
+                && (triggerType == null || triggerType.equals(summary.triggerType()))
+                && visible.test(summary.namespace());
     }
 
     /** The index range to scan: one flow's executions when the query names the flow, else all of them. */
@@ -74,7 +78,7 @@ record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<
         return values == null || values.isEmpty() || values.getFirst().isBlank() ? null : values.getFirst();
     }
 
-    private static int number(Map<String, List<String>> query, String name, int fallback, int min, int max) {
+    static int number(Map<String, List<String>> query, String name, int fallback, int min, int max) {
         String value = first(query, name);
         if (value == null) {
             return fallback;

@@ -31,6 +31,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
@@ -327,14 +328,22 @@ final class ExecutionService {
         return flow.task(paused.taskId()).orElse(null) instanceof Pause pause ? pause : null;
     }
 
+    /** The namespace of an execution the read model knows. */
+    Optional<String> namespaceOf(String executionId) {
+        return readModel.execution(executionId).map(snapshot -> ExecutionJson.execution(snapshot).namespace());
+    }
+
     private Execution known(String executionId) {
         return readModel.execution(executionId).map(ExecutionJson::execution)
                 .orElseThrow(() -> ApiException.notFound("Execution '" + executionId + "' not found"));
     }
 
-    /** Follows an execution, one just started too: its frames begin once the read model has it. */
-    void follow(String executionId, SseClient client) {
-        followers.follow(executionId, client);
+    /**
+     * Follows an execution, one just started too: its frames begin once the read model has it, if the caller may see
+     * its namespace ({@code visible}).
+     */
+    void follow(String executionId, SseClient client, Predicate<String> visible) {
+        followers.follow(executionId, client, visible);
     }
 
     /** {@code {"results": [executions], "total": n}}, as Kestra's search answers. */

@@ -63,14 +63,17 @@ final class FlowService {
     /**
      * Stores a new revision (latest + 1), or none when the source equals the latest revision's.
      * Invalid YAML or an invalid flow is a 400 listing every problem.
+     *
+     * @param allowed told of the parsed flow before anything is stored; throws when the caller may not deploy it
      */
-    Deployed deploy(String yaml) {
+    Deployed deploy(String yaml, Consumer<Flow> allowed) {
         Flow flow;
         try {
             flow = parser.parse(yaml);
         } catch (FlowValidationException e) {
             throw ApiException.badRequest(e.getMessage(), e.problems());
         }
+        allowed.accept(flow);
         deploying.lock();
         try {
             Optional<FlowRecord> latest = latestRevision(flow.namespace(), flow.id());

@@ -14,6 +14,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Clients following executions ({@code GET /api/v1/executions/{id}/follow}): server-sent events, a frame with the
@@ -31,8 +32,8 @@ final class Followers {
     private final Executor executor;
     private final Duration patience;
 
-    /** One client, and whether it had its first frame. */
-    private record Follower(SseClient client, AtomicBoolean started) {
+    /** One client, whether it had its first frame, and which namespaces it may see. */
+    private record Follower(SseClient client, AtomicBoolean started, Predicate<String> visible) {
     }
 
     /**
@@ -48,9 +49,12 @@ final class Followers {
         this.patience = patience;
     }
 
-    /** The frames of one execution for {@code client}, from its state now; none when there is no place left. */
-    void follow(String executionId, SseClient client) {
-        var follower = new Follower(client, new AtomicBoolean());
+    /**
+     * The frames of one execution for {@code client}, from its state now; none when there is no place left. An
+     * execution of a namespace that {@code visible} refuses ends the stream with an error event instead.
+     */
+    void follow(String executionId, SseClient client, Predicate<String> visible) {
+        var follower = new Follower(client, new AtomicBoolean(), visible);
         if (!places.follow(byExecution, executionId, follower, client)) {
             return;
         }
@@ -93,7 +97,12 @@ final class Followers {
             for (Follower follower : Set.copyOf(followers)) {
                 synchronized (follower) {
                     SseClient client = follower.client();
-                    if (!client.terminated()) {
+                    String namespace = json.path("namespace").asText();
+                    if (!client.terminated() && !follower.visible().test(namespace)) {
+                        client.sendEvent("error", "Execution '" + executionId + "' is in namespace '" + namespace
+                                + "', on which this principal has no viewer grant");
+                        client.close();
+                    } else if (!client.terminated()) {
                         client.sendEvent("message", json.toString(),
                                 follower.started().getAndSet(true) ? "progress" : "start");
                         if (ended) {

@@ -41,6 +41,7 @@ public final class Gateway implements AutoCloseable {
     private ReadModel readModel;
     private AutoCloseable publisherMetrics;
     private Javalin http;
+    private BearerTokens tokens;
     private volatile boolean listening;
     private volatile boolean closed;
 
@@ -70,8 +71,11 @@ public final class Gateway implements AutoCloseable {
             admission = Admission.of(config, registry);
             var executions = new ExecutionService(flows, readModel, waiters, followers, admission, publisher, responses,
                     clock, new Expressions(config.expressionLimits()));
+            var audit = Audit.of(config, publisher, clock, registry);
+            tokens = new BearerTokens(config.api(), (status, outcome) -> audit.record(Audit.GATEWAY, "token-reload",
+                    String.valueOf(config.api().accessFile()), status, outcome), registry);
             http = HttpApi.create(flows, executions, readModel::logs, logFollowers, this::problem, config.waitTimeout(), responses,
-                    new GatewayMetrics(registry, waiters), config.api());
+                    new GatewayMetrics(registry, waiters), config.api(), tokens, audit);
             http.start(host, config.port());
             listening = true;
         } catch (RuntimeException e) {
@@ -86,17 +90,18 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * The gateway role: refuses to start ({@link ConfigException}) unless bearer tokens are configured ({@code auth-tokens},
-     * {@code auth-tokens-file}), then requires one on every /api/v1 call and listens on every interface. Creates the
-     * flows, commands, executions and logs topics if needed.
+     * The gateway role: refuses to start ({@link ConfigException}) unless tokens are configured ({@code access-file},
+     * {@code auth-tokens}, {@code auth-tokens-file}), then requires one on every /api/v1 call and listens on every
+     * interface. Creates the flows, commands, executions, logs and audit topics if needed.
      *
      * @param registry where the gateway's metrics (requests, waiters, refused starts, its Kafka clients') go
      */
     public static Gateway start(MillraceConfig config, MeterRegistry registry) {
         if (!config.api().tokensConfigured()) {
-            throw new ConfigException("The gateway needs at least one bearer token: set auth-tokens (e.g."
-                    + " MILLRACE_AUTH_TOKENS from a Secret) or auth-tokens-file (a file of tokens, one a line). Only"
-                    + " standalone may run without one, open to this machine alone");
+            throw new ConfigException("The gateway needs at least one bearer token: set access-file (principals and"
+                    + " their grants), auth-tokens (admin tokens, e.g. MILLRACE_AUTH_TOKENS from a Secret) or"
+                    + " auth-tokens-file (a file of admin tokens, one a line). Only standalone may run without one,"
+                    + " open to this machine alone");
         }
         return start(config, EVERY_INTERFACE, registry);
     }
@@ -124,7 +129,8 @@ public final class Gateway implements AutoCloseable {
 
     private static Gateway start(MillraceConfig config, String host, MeterRegistry registry) {
         Topics topics = Topics.of(config);
-        TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands(), topics.executions(), topics.logs()));
+        TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands(), topics.executions(), topics.logs(),
+                topics.audit()));
         Gateway gateway = new Gateway(config, host, registry);
         LOG.info("Gateway listening on {}:{}, {}", host, gateway.port(), gateway.localOnly()
                 ? "open to this machine only (no bearer token configured)" : "bearer token required under /api/v1");
@@ -180,6 +186,9 @@ public final class Gateway implements AutoCloseable {
         waiters.failAll(ApiException.unavailable("The gateway is stopping"));
         if (http != null) {
             http.stop();
+        }
+        if (tokens != null) {
+            tokens.close();
         }
         if (readModel != null) {
             readModel.close();

@@ -31,8 +31,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The REST API on Javalin. Every answer is JSON; every error carries a {@code message} (and
  * {@code details} when there are several problems), never a stack trace or an exception's text: an unexpected failure
- * answers 500 with an error id that the log has beside the stack trace. With bearer tokens configured, every call
- * under /api/v1 but a webhook's needs {@code Authorization: Bearer <token>} (else 401). Bodies, headers and waiters
+ * answers 500 with an error id that the log has beside the stack trace. With tokens configured, every call under
+ * /api/v1 but a webhook's needs {@code Authorization: Bearer <token>} (else 401), and the token's principal the role
+ * the call needs on the namespace it reaches ({@link Role}; else 403 naming the grant): searches and log streams hold
+ * only what it may see. Every change is written to the audit trail ({@link Audit}). Bodies, headers and waiters
  * are bounded ({@link ApiAccess}: 413, 431, 429), and starts are refused while the executor is behind
  * ({@link Admission}: 503 with {@code Retry-After}).
  *
@@ -56,7 +58,9 @@ import org.slf4j.LoggerFactory;
  *                                                (id: progress), until it ends; unknown for wait-timeout: error
  *                                                | 406 (without Accept: text/event-stream)
  * GET  /api/v1/logs/{executionId}                200 [entries] | 400   (see LogJson; /download as text)
+ * GET  /api/v1/audit?limit=100                   200 {results: [the latest records, newest first]}   (admin of *)
  * </pre>
+ * Roles needed: viewer for every read, runner to start and to act on an execution, editor to deploy or delete a flow.
  */
 final class HttpApi {
     /** Kestra's {@code isOnKillCascade}: whether a kill reaches the subflows too; true unless told otherwise. */
@@ -72,6 +76,11 @@ final class HttpApi {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+    private static final String CALLER = "millrace.caller";
+    private static final String ACTION = "millrace.action";
+    private static final String TARGET = "millrace.target";
+    /** Who calls an open API (standalone without tokens, on this machine only): an admin of every namespace. */
+    private static final Principal OPEN = Principal.everywhere("anonymous", Role.ADMIN);
     /** A webhook's path up to its key, and the key. */
     private static final Pattern WEBHOOK_KEY = Pattern.compile("^(/api/v1/executions/webhook/[^/]+/[^/]+/)[^/]+");
     /** The webhook route exactly: three segments, none of them a dot segment. */
@@ -89,10 +98,14 @@ final class HttpApi {
      * @param access the bearer tokens required under /api/v1 (none: open) and the bounds of a request
      */
     static Javalin create(FlowService flows, ExecutionService executions, Function<String, List<LogRecord>> logs,
-            LogFollowers logFollowers, Supplier<String> problem, Duration defaultWait, Executor executor, GatewayMetrics metrics, ApiAccess access) {
+            LogFollowers logFollowers, Supplier<String> problem, Duration defaultWait, Executor executor, GatewayMetrics metrics, ApiAccess access,
+            BearerTokens tokens, Audit audit) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
-            config.requestLogger.http(metrics::answered);
+            config.requestLogger.http((ctx, ms) -> {
+                metrics.answered(ctx, ms);
+                audited(ctx, audit);
+            });
             config.startupWatcherEnabled = false;
             config.jsonMapper(new JavalinJackson(Json.MAPPER, false));
             // No servlet timeout: every asynchronous answer ends by itself (wait timeout, producer timeouts).
@@ -110,15 +123,13 @@ final class HttpApi {
             });
         });
 
-        var tokens = new BearerTokens(access.authTokens());
-        if (!tokens.isEmpty()) {
-            // Every /api/v1 call, routed or not, but a webhook's, which its key authenticates.
-            app.before("/api/v1/*", ctx -> {
-                if (!WEBHOOK.matcher(ctx.path()).matches() && !tokens.accepts(ctx.header("Authorization"))) {
-                    throw ApiException.unauthorized();
-                }
-            });
-        }
+        // Every /api/v1 call, routed or not, but a webhook's, which its key authenticates.
+        app.before("/api/v1/*", ctx -> {
+            if (!WEBHOOK.matcher(ctx.path()).matches()) {
+                ctx.attribute(CALLER, tokens.isEmpty() ? OPEN
+                        : tokens.principal(ctx.header("Authorization")).orElseThrow(ApiException::unauthorized));
+            }
+        });
 
         app.get("/health", ctx -> {
             String why = problem.get();
@@ -130,17 +141,24 @@ final class HttpApi {
         });
 
         app.post("/api/v1/flows", ctx -> {
-            FlowService.Deployed deployed = flows.deploy(ctx.body());
+            changes(ctx, "deploy", "");
+            FlowService.Deployed deployed = flows.deploy(ctx.body(), flow -> {
+                changes(ctx, "deploy", flow.key());
+                caller(ctx).require(Role.EDITOR, flow.namespace(), "to deploy a flow");
+            });
             ctx.json(Json.MAPPER.createObjectNode()
                     .put("namespace", deployed.namespace()).put("id", deployed.id()).put("revision", deployed.revision()));
         });
         app.delete("/api/v1/flows/{namespace}/{id}", ctx -> {
+            changes(ctx, "delete", ctx.pathParam("namespace") + "/" + ctx.pathParam("id"));
+            caller(ctx).require(Role.EDITOR, ctx.pathParam("namespace"), "to delete a flow");
             flows.delete(ctx.pathParam("namespace"), ctx.pathParam("id"));
             ctx.status(204);
         });
         app.get("/api/v1/flows/{namespace}/{id}", ctx -> {
             String namespace = ctx.pathParam("namespace");
             String id = ctx.pathParam("id");
+            caller(ctx).require(Role.VIEWER, namespace, "to read a flow");
             FlowRecord flow = flows.latest(namespace, id)
                     .orElseThrow(() -> ApiException.notFound("Flow '" + namespace + "/" + id + "' not found"));
             ctx.json(Json.MAPPER.createObjectNode().put("namespace", flow.getNamespace()).put("id", flow.getId())
@@ -149,23 +167,28 @@ final class HttpApi {
 
         for (var method : List.of(io.javalin.http.HandlerType.GET, io.javalin.http.HandlerType.POST,
                 io.javalin.http.HandlerType.PUT)) {
-            app.addHttpHandler(method, "/api/v1/executions/webhook/{namespace}/{flowId}/{key}", ctx -> answer(ctx,
-                    executions.webhook(ctx.pathParam("namespace"), ctx.pathParam("flowId"), ctx.pathParam("key"),
-                            webhookCall(ctx), defaultWait), executor));
+            app.addHttpHandler(method, "/api/v1/executions/webhook/{namespace}/{flowId}/{key}", ctx -> {
+                changes(ctx, "start", ctx.pathParam("namespace") + "/" + ctx.pathParam("flowId"));
+                answer(ctx, executions.webhook(ctx.pathParam("namespace"), ctx.pathParam("flowId"),
+                        ctx.pathParam("key"), webhookCall(ctx), defaultWait), executor);
+            });
         }
         // Before the start route, which would otherwise read ".../{id}/kill" as namespace {id}, flow "kill".
-        app.post("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id"), cascade(ctx)),
-                executor));
-        app.delete("/api/v1/executions/{id}/kill", ctx -> answer(ctx, executions.kill(ctx.pathParam("id"), cascade(ctx)),
-                executor));
-        app.post("/api/v1/executions/{id}/pause", ctx -> answer(ctx, executions.pause(ctx.pathParam("id")), executor));
-        app.post("/api/v1/executions/{id}/restart", ctx -> answer(ctx, executions.restart(ctx.pathParam("id")), executor));
-        app.post("/api/v1/executions/{id}/replay", ctx -> answer(ctx,
-                executions.replay(ctx.pathParam("id"), ctx.queryParam("taskRunId"), ctx.queryParam("revision")),
-                executor));
+        for (var method : List.of(io.javalin.http.HandlerType.POST, io.javalin.http.HandlerType.DELETE)) {
+            app.addHttpHandler(method, "/api/v1/executions/{id}/kill", ctx -> answer(ctx,
+                    executions.kill(runs(ctx, executions, "kill"), cascade(ctx)), executor));
+        }
+        app.post("/api/v1/executions/{id}/pause", ctx -> answer(ctx,
+                executions.pause(runs(ctx, executions, "pause")), executor));
+        app.post("/api/v1/executions/{id}/restart", ctx -> answer(ctx,
+                executions.restart(runs(ctx, executions, "restart")), executor));
+        app.post("/api/v1/executions/{id}/replay", ctx -> answer(ctx, executions.replay(runs(ctx, executions, "replay"),
+                ctx.queryParam("taskRunId"), ctx.queryParam("revision")), executor));
         app.post("/api/v1/executions/{id}/resume", ctx -> answer(ctx,
-                executions.resume(ctx.pathParam("id"), resumeInputs(ctx)), executor));
+                executions.resume(runs(ctx, executions, "resume"), resumeInputs(ctx)), executor));
         app.post("/api/v1/executions/{namespace}/{flowId}", ctx -> {
+            changes(ctx, "start", ctx.pathParam("namespace") + "/" + ctx.pathParam("flowId"));
+            caller(ctx).require(Role.RUNNER, ctx.pathParam("namespace"), "to start an execution");
             var request = ExecutionRequest.parse(ctx.body());
             Optional<Duration> wait = ExecutionRequest.wait(ctx.queryParam("wait"))
                     ? Optional.of(ExecutionRequest.timeout(ctx.queryParam("timeout"), defaultWait))
@@ -173,16 +196,29 @@ final class HttpApi {
             answer(ctx, executions.start(ctx.pathParam("namespace"), ctx.pathParam("flowId"), request, wait), executor);
         });
         // before the read of one execution, which would otherwise take "search" for an execution id
-        app.get("/api/v1/executions/search", ctx -> ctx.json(executions.search(ExecutionSearch.parse(ctx.queryParamMap()))));
-        app.get("/api/v1/executions/{id}", ctx -> ctx.json(executions.get(ctx.pathParam("id"))));
+        app.get("/api/v1/executions/search", ctx -> ctx.json(executions.search(ExecutionSearch.parse(ctx.queryParamMap(),
+                namespace -> caller(ctx).may(Role.VIEWER, namespace)))));
+        app.get("/api/v1/executions/{id}", ctx -> {
+            ObjectNode execution = executions.get(ctx.pathParam("id"));
+            caller(ctx).require(Role.VIEWER, execution.path("namespace").asText(), "to read this execution");
+            ctx.json(execution);
+        });
         app.before("/api/v1/executions/{id}/follow", HttpApi::eventStreamOnly);
-        app.sse("/api/v1/executions/{id}/follow", client -> executions.follow(client.ctx().pathParam("id"), client));
-        app.get("/api/v1/logs/{executionId}", ctx -> ctx.json(LogJson.json(logs(ctx, logs))));
+        app.sse("/api/v1/executions/{id}/follow", client -> executions.follow(client.ctx().pathParam("id"), client,
+                namespace -> caller(client.ctx()).may(Role.VIEWER, namespace)));
+        app.get("/api/v1/logs/{executionId}", ctx -> ctx.json(LogJson.json(logs(ctx, logs, executions))));
         app.before("/api/v1/logs/{executionId}/follow", HttpApi::eventStreamOnly);
         app.sse("/api/v1/logs/{executionId}/follow", client -> logFollowers.follow(client.ctx().pathParam("executionId"),
                 filter(client.ctx()), client));
         app.get("/api/v1/logs/{executionId}/download", ctx -> ctx.contentType("text/plain; charset=utf-8")
-                .result(LogJson.text(logs(ctx, logs))));
+                .result(LogJson.text(logs(ctx, logs, executions))));
+        app.get("/api/v1/audit", ctx -> {
+            caller(ctx).requireEverywhere(Role.ADMIN, "to read the audit trail");
+            int limit = ExecutionSearch.number(ctx.queryParamMap(), "limit", 100, 1, Audit.MAX_READ);
+            ObjectNode body = Json.MAPPER.createObjectNode();
+            audit.latest(limit).forEach(body.putArray("results")::add);
+            ctx.json(body);
+        });
 
         // Javalin's own answers: unknown routes (404), oversized bodies, ...; their messages are Javalin's, never an exception's
         app.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(), e.getMessage(), List.of()));
@@ -213,14 +249,66 @@ final class HttpApi {
         return new WebhookCall(ctx.body(), headers, Map.copyOf(ctx.queryParamMap()));
     }
 
-    private static List<LogRecord> logs(Context ctx, Function<String, List<LogRecord>> logs) {
-        return logs.apply(ctx.pathParam("executionId")).stream().filter(filter(ctx)).toList();
+    /** An execution's lines, 403 when the caller may not see its namespace. */
+    private static List<LogRecord> logs(Context ctx, Function<String, List<LogRecord>> logs, ExecutionService executions) {
+        String executionId = ctx.pathParam("executionId");
+        executions.namespaceOf(executionId)
+                .ifPresent(namespace -> caller(ctx).require(Role.VIEWER, namespace, "to read this execution's logs"));
+        return logs.apply(executionId).stream().filter(filter(ctx)).toList();
     }
 
-    /** The lines a logs request asks for: {@code minLevel}, {@code taskRunId}, {@code taskId}, {@code attempt}. */
+    /**
+     * The lines a logs request asks for: {@code minLevel}, {@code taskRunId}, {@code taskId}, {@code attempt}; of the
+     * namespaces the caller may see only.
+     */
     private static Predicate<LogRecord> filter(Context ctx) {
+        Principal caller = caller(ctx);
         return LogJson.filter(ctx.queryParam("minLevel"), ctx.queryParam("taskRunId"), ctx.queryParam("taskId"),
-                ctx.queryParam("attempt"));
+                ctx.queryParam("attempt")).and(line -> caller.may(Role.VIEWER, line.getNamespace()));
+    }
+
+    /** Who calls: set for every /api/v1 call but a webhook's. */
+    private static Principal caller(Context ctx) {
+        Principal caller = ctx.attribute(CALLER);
+        if (caller == null) {
+            throw new IllegalStateException("No principal for " + ctx.path());
+        }
+        return caller;
+    }
+
+    /**
+     * The execution id of a call that acts on an execution, once the caller is known to hold the runner role on its
+     * namespace. An execution the read model does not know yet is acted on only by a runner of every namespace; for
+     * the others it is not found.
+     */
+    private static String runs(Context ctx, ExecutionService executions, String action) {
+        String executionId = ctx.pathParam("id");
+        changes(ctx, action, executionId);
+        Principal caller = caller(ctx);
+        Optional<String> namespace = executions.namespaceOf(executionId);
+        if (namespace.isPresent()) {
+            caller.require(Role.RUNNER, namespace.get(), "to " + action + " an execution");
+        } else if (!caller.mayEverywhere(Role.RUNNER)) {
+            throw ApiException.notFound("Execution '" + executionId + "' not found");
+        }
+        return executionId;
+    }
+
+    /** Marks the call as a change, for the audit trail. */
+    private static void changes(Context ctx, String action, String target) {
+        ctx.attribute(ACTION, action);
+        ctx.attribute(TARGET, target);
+    }
+
+    /** Writes the audit record of a call that changes something, once answered. */
+    private static void audited(Context ctx, Audit audit) {
+        String action = ctx.attribute(ACTION);
+        if (action != null) {
+            Principal caller = ctx.attribute(CALLER);
+            int status = ctx.statusCode();
+            audit.record(caller == null ? "webhook" : caller.name(), action, ctx.attribute(TARGET), status,
+                    status < 400 ? "done" : status < 500 ? "refused" : "failed");
+        }
     }
 
     /** A follow is server-sent events: 406 for a request that does not accept them. */

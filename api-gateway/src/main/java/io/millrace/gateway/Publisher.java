@@ -35,6 +35,7 @@ final class Publisher implements AutoCloseable {
     private final Producer<String, byte[]> producer;
     private final String flowsTopic;
     private final String commandsTopic;
+    private final String auditTopic;
     private final int maxRecordBytes;
 
     /** @param maxRecordBytes the most bytes of a command the executor takes ({@code max-record-bytes}) */
@@ -42,6 +43,7 @@ final class Publisher implements AutoCloseable {
         this.producer = producer;
         this.flowsTopic = topics.flows().name();
         this.commandsTopic = topics.commands().name();
+        this.auditTopic = topics.audit().name();
         this.maxRecordBytes = maxRecordBytes;
     }
 
@@ -96,6 +98,11 @@ final class Publisher implements AutoCloseable {
     CompletableFuture<Void> publishCommand(Command command) {
         return send(commandsTopic, command.executionId(),
                 Topics.COMMAND_SERDE.encode(CommandMapper.toRecord(command)));
+    }
+
+    /** Completes once the audit record is acknowledged. */
+    CompletableFuture<Void> publishAudit(String principal, byte[] record) {
+        return send(auditTopic, principal, record);
     }
 
     private CompletableFuture<Void> send(String topic, String key, byte[] value) {

@@ -30,9 +30,9 @@ class FlowServiceTest {
         String v2 = v1.replace("one", "two");
 
         // when
-        var first = flows.deploy(v1);
-        var again = flows.deploy(v1);
-        var second = flows.deploy(v2);
+        var first = flows.deploy(v1, flow -> { });
+        var again = flows.deploy(v1, flow -> { });
+        var second = flows.deploy(v2, flow -> { });
 
         // then
         assertThat(first.revision()).isEqualTo(1);
@@ -50,7 +50,7 @@ class FlowServiceTest {
                 + "  - id: b\n    type: log\n    message: two\n    workerGroup:\n      key: gpu\n";
 
         // when
-        flows.deploy(yaml);
+        flows.deploy(yaml, flow -> { });
 
         // then
         assertThat(ensuredGroups).containsExactly(Set.of("default", "gpu"));
@@ -59,12 +59,12 @@ class FlowServiceTest {
     @Test
     void shouldMakeSureOfEachWorkerGroupsTopicOnlyOnce() {
         // given
-        flows.deploy("id: g\nnamespace: ns\ntasks:\n  - id: a\n    type: log\n    message: one\n");
+        flows.deploy("id: g\nnamespace: ns\ntasks:\n  - id: a\n    type: log\n    message: one\n", flow -> { });
 
         // when: another revision, and a flow that adds a group
-        flows.deploy("id: g\nnamespace: ns\ntasks:\n  - id: a\n    type: log\n    message: two\n");
+        flows.deploy("id: g\nnamespace: ns\ntasks:\n  - id: a\n    type: log\n    message: two\n", flow -> { });
         flows.deploy("id: h\nnamespace: ns\ntasks:\n  - id: a\n    type: log\n    message: one\n"
-                + "    workerGroup:\n      key: cpu\n");
+                + "    workerGroup:\n      key: cpu\n", flow -> { });
 
         // then
         assertThat(ensuredGroups).containsExactly(Set.of("default"), Set.of("cpu"));
@@ -76,7 +76,7 @@ class FlowServiceTest {
         String yaml = "id: f\nnamespace: ns\ntasks:\n  - id: a\n    type: nope\n  - id: b\n    type: log\n";
 
         // when / then
-        assertThatThrownBy(() -> flows.deploy(yaml))
+        assertThatThrownBy(() -> flows.deploy(yaml, flow -> { }))
                 .isInstanceOfSatisfying(ApiException.class, e -> {
                     assertThat(e.status()).isEqualTo(400);
                     assertThat(e.details()).hasSize(2);

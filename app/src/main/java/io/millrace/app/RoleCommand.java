@@ -89,7 +89,7 @@ abstract class RoleCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "gateway", description = "Run the REST gateway against an external Kafka (needs auth-tokens or auth-tokens-file).")
+    @Command(name = "gateway", description = "Run the REST gateway against an external Kafka (needs access-file, auth-tokens or auth-tokens-file).")
     static final class GatewayCommand extends RoleCommand {
         @Override
         Started start(MillraceConfig config, MeterRegistry registry) {

@@ -1,13 +1,15 @@
 package io.millrace.config;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * Who may call the gateway's API and how much one call may ask of it.
  *
- * @param authTokens the bearer tokens the API accepts ({@code auth-tokens} and the lines of {@code auth-tokens-file});
- *     empty means no token is configured
+ * @param authTokens the admin tokens the API accepts ({@code auth-tokens} and the lines of {@code auth-tokens-file})
+ * @param accessFile the file of principals, their tokens' digests and their grants ({@code access-file}), read and
+ *     watched by the gateway; null when none is set
  * @param maxRequestBytes the largest request body ({@code max-request-bytes})
  * @param maxRequestHeaderBytes the largest request line and headers together ({@code max-request-header-bytes})
  * @param maxWaitRequests the most requests waiting for an execution's end at once, {@code ?wait=true} and webhook
@@ -17,20 +19,24 @@ import java.util.List;
  * @param maxExecutorDelay the longest a new execution may expect to wait for the executor to start it, its backlog over
  *     the fastest it started commands lately ({@code max-executor-delay}); zero: no bound
  */
-public record ApiAccess(List<String> authTokens, long maxRequestBytes, int maxRequestHeaderBytes, int maxWaitRequests,
+public record ApiAccess(List<String> authTokens, Path accessFile, long maxRequestBytes, int maxRequestHeaderBytes, int maxWaitRequests,
         long maxExecutorBacklog, Duration maxExecutorDelay) {
+    /** The fewest characters a token may have: 16 random hexadecimal digits are 64 bits. */
+    public static final int MIN_TOKEN_CHARS = 16;
+
     public ApiAccess {
         authTokens = List.copyOf(authTokens);
     }
 
+    /** Whether the API asks for tokens: admin tokens or a file of principals is configured. */
     public boolean tokensConfigured() {
-        return !authTokens.isEmpty();
+        return !authTokens.isEmpty() || accessFile != null;
     }
 
     /** Never prints the tokens: a configuration may be logged. */
     @Override
     public String toString() {
-        return "ApiAccess[authTokens=" + authTokens.size() + " configured, maxRequestBytes=" + maxRequestBytes
+        return "ApiAccess[authTokens=" + authTokens.size() + " configured, accessFile=" + accessFile + ", maxRequestBytes=" + maxRequestBytes
                 + ", maxRequestHeaderBytes=" + maxRequestHeaderBytes + ", maxWaitRequests=" + maxWaitRequests + ", maxExecutorBacklog=" + maxExecutorBacklog
                 + ", maxExecutorDelay=" + maxExecutorDelay + "]";
     }

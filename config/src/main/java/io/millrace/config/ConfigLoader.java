@@ -55,6 +55,7 @@ public final class ConfigLoader {
             Map.entry("data-dir", "data"),
             Map.entry("auth-tokens", ""),
             Map.entry("auth-tokens-file", ""),
+            Map.entry("access-file", ""),
             Map.entry("max-request-bytes", "1048576"),
             Map.entry("max-request-header-bytes", "8192"),
             Map.entry("max-wait-requests", "1000"),
@@ -159,7 +160,7 @@ public final class ConfigLoader {
                 reader.durationOrZero("trigger-executor-delay"),
                 Path.of(reader.text("data-dir")),
                 kafka,
-                new ApiAccess(tokens(reader), reader.positiveLong("max-request-bytes"),
+                new ApiAccess(tokens(reader), accessFile(reader), reader.positiveLong("max-request-bytes"),
                         reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests"),
                         reader.nonNegativeLong("max-executor-backlog"), reader.durationOrZero("max-executor-delay")),
                 new ExecutorLimits(reader.atLeast("max-record-bytes", 65_536), reader.positiveLong("max-decision-bytes"),
@@ -225,7 +226,26 @@ public final class ConfigLoader {
             throw new ConfigException("Expected each token in " + where + " to be printable ASCII without spaces"
                     + " (as an Authorization: Bearer header carries it), but one is not");
         }
+        if (token.length() < ApiAccess.MIN_TOKEN_CHARS) {
+            throw new ConfigException("Expected each token in " + where + " to have at least "
+                    + ApiAccess.MIN_TOKEN_CHARS + " characters (e.g. openssl rand -hex 32), but one has "
+                    + token.length());
+        }
         tokens.add(token);
+    }
+
+    /** The {@code access-file}, which must be readable now; the gateway reads and watches it. */
+    private static Path accessFile(Reader reader) {
+        Sourced file = reader.values().get("access-file");
+        if (file.value().isBlank()) {
+            return null;
+        }
+        Path path = Path.of(file.value().trim());
+        if (!Files.isReadable(path)) {
+            throw new ConfigException("Unable to read access-file " + path + " (from " + file.source() + "): "
+                    + (Files.exists(path) ? "not readable" : "no such file"));
+        }
+        return path;
     }
 
     private static Map<String, String> readFile(Path file) {

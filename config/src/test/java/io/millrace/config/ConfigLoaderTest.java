@@ -112,17 +112,18 @@ class ConfigLoaderTest {
         // given
         Path file = Files.writeString(dir.resolve("tokens"), """
                 # the operators' token
-                s3cret-ops
+                s3cret-ops-0123456789
 
-                  s3cret-ci \t
+                  s3cret-ci-0123456789 \t
                 """);
 
         // when
-        MillraceConfig config = ConfigLoader.load(Map.of("MILLRACE_AUTH_TOKENS", "a1, b2 ,,"),
+        MillraceConfig config = ConfigLoader.load(Map.of("MILLRACE_AUTH_TOKENS", "a1-0123456789abcdef, b2-0123456789abcdef ,,"),
                 Map.of("auth-tokens-file", file.toString()), null);
 
         // then
-        assertThat(config.api().authTokens()).containsExactly("a1", "b2", "s3cret-ops", "s3cret-ci");
+        assertThat(config.api().authTokens()).containsExactly("a1-0123456789abcdef", "b2-0123456789abcdef",
+                "s3cret-ops-0123456789", "s3cret-ci-0123456789");
         assertThat(config.api().toString()).doesNotContain("s3cret").contains("4 configured");
     }
 
@@ -233,13 +234,18 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void shouldStopOnAMissingTokensFileOrATokenWithSpaces() {
+    void shouldStopOnAMissingTokensFileOrABadToken() {
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("auth-tokens-file", dir.resolve("none").toString()), null))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Unable to read auth-tokens-file " + dir.resolve("none") + " (from --auth-tokens-file): no such file");
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("auth-tokens", "not secret"), null))
                 .hasMessageContaining("Expected each token in auth-tokens (from --auth-tokens) to be printable ASCII")
                 .hasMessageNotContaining("secret");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("auth-tokens", "short-s3cret"), null))
+                .hasMessage("Expected each token in auth-tokens (from --auth-tokens) to have at least 16 characters"
+                        + " (e.g. openssl rand -hex 32), but one has 12");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("access-file", dir.resolve("none").toString()), null))
+                .hasMessage("Unable to read access-file " + dir.resolve("none") + " (from --access-file): no such file");
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("max-request-header-bytes", "100"), null))
                 .hasMessageContaining("Expected max-request-header-bytes to be a whole number of 1024 or more");
     }

@@ -104,6 +104,14 @@ public final class Topics {
         return topic("kills", COMMAND_SERDE, DELETE);
     }
 
+    /**
+     * The audit trail: one JSON record for each change made through the API (deploy, delete, start, kill, pause,
+     * resume, restart, replay) and each read of the access file, keyed by principal; the gateway writes and reads it.
+     */
+    public Topic<byte[]> audit() {
+        return topic("audit", Serdes.ByteArray(), DELETE);
+    }
+
     /** The topics the executor reads and writes for a set of worker groups. */
     public List<Topic<?>> executorTopics(List<String> workerGroups) {
         var all = new java.util.ArrayList<Topic<?>>(List.of(flows(), commands(), results(), events(), executions(), logs(),
