@@ -47,6 +47,10 @@ public final class ConfigLoader {
             Map.entry("jsonata-max-duration", "PT1M"),
             Map.entry("jsonata-max-depth", "5000"),
             Map.entry("worker-max-abandoned-tasks", "4"),
+            Map.entry(TaskReach.HTTP_DENY, ""),
+            Map.entry(TaskReach.HTTP_ALLOW, ""),
+            Map.entry(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER, "false"),
+            Map.entry(TaskReach.KAFKA_ALLOW_JAAS_CONFIG, "false"),
             Map.entry("port", "8080"),
             Map.entry("management-port", "8081"),
             Map.entry("wait-timeout", "PT60S"),
@@ -169,7 +173,10 @@ public final class ConfigLoader {
                         reader.nonNegative("max-queued-executions"), reader.duration(ExecutorLimits.EXPRESSION_MAX_TIME)),
                 new WorkerLimits(reader.duration("task-max-duration"), reader.duration("jsonata-max-duration"),
                         reader.positive("jsonata-max-depth"), reader.nonNegative("worker-max-abandoned-tasks")),
-                expressionLimits(reader));
+                expressionLimits(reader),
+                new TaskReach(reader.hostRules(TaskReach.HTTP_DENY), reader.hostRules(TaskReach.HTTP_ALLOW),
+                        reader.bool(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER),
+                        reader.bool(TaskReach.KAFKA_ALLOW_JAAS_CONFIG)));
     }
 
     private static RenderLimits expressionLimits(Reader reader) {
@@ -320,6 +327,24 @@ public final class ConfigLoader {
                 // reported below
             }
             throw invalid(key, expected);
+        }
+
+        boolean bool(String key) {
+            String value = text(key).toLowerCase(Locale.ROOT);
+            if (!value.equals("true") && !value.equals("false")) {
+                throw invalid(key, "true or false");
+            }
+            return value.equals("true");
+        }
+
+        /** Comma-separated {@link HostRules}; empty: none. */
+        HostRules hostRules(String key) {
+            Sourced value = values.get(key);
+            try {
+                return value.value() == null ? HostRules.NONE : HostRules.parse(key, value.value());
+            } catch (ConfigException e) {
+                throw new ConfigException(e.getMessage() + " (from " + value.source() + ")");
+            }
         }
 
         Duration duration(String key) {

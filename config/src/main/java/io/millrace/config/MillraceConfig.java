@@ -12,7 +12,8 @@ import java.util.OptionalInt;
  * parts it needs. Kafka properties not modelled here pass through {@code kafka}: keys as Kafka Streams
  * understands them ({@code producer.linger.ms}, {@code consumer.fetch.max.wait.ms}, plain Streams keys).
  * {@code expressionLimits} bounds every template render of every role ({@code expression-*} settings,
- * see {@link RenderLimits}).
+ * see {@link RenderLimits}). {@code taskReach} is what flows' tasks and triggers may reach ({@code task-http-*},
+ * {@code task-kafka-*} settings, see {@link TaskReach}).
  */
 public record MillraceConfig(
         String bootstrapServers,
@@ -40,7 +41,8 @@ public record MillraceConfig(
         ApiAccess api,
         ExecutorLimits executorLimits,
         WorkerLimits workerLimits,
-        RenderLimits expressionLimits) {
+        RenderLimits expressionLimits,
+        TaskReach taskReach) {
 
     public static final String EXACTLY_ONCE_V2 = "exactly_once_v2";
     public static final String AT_LEAST_ONCE = "at_least_once";
@@ -58,14 +60,14 @@ public record MillraceConfig(
         return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
-                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits);
+                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach);
     }
 
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
-                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits);
+                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach);
     }
 
     public boolean exactlyOnce() {

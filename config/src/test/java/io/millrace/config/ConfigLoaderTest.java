@@ -205,6 +205,31 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void shouldAddNothingToWhatTasksMayReachByDefaultAndReadTheReachSettings() {
+        // when
+        TaskReach defaults = MillraceConfig.defaults().taskReach();
+        TaskReach set = ConfigLoader.load(Map.of("MILLRACE_TASK_HTTP_ALLOW", "127.0.0.1/32,*.svc.cluster.local"),
+                Map.of("task-http-deny", "127.0.0.2/32", "task-kafka-allow-engine-cluster", "TRUE",
+                        "task-kafka-allow-jaas-config", "true"), null).taskReach();
+
+        // then
+        assertThat(defaults.httpDeny().isEmpty()).isTrue();
+        assertThat(defaults.httpAllow().isEmpty()).isTrue();
+        assertThat(defaults.kafkaAllowEngineCluster()).isFalse();
+        assertThat(defaults.kafkaAllowAnyLoginModule()).isFalse();
+        assertThat(set.httpDeny().matchesAddress(HostRules.literal("127.0.0.2"))).isTrue();
+        assertThat(set.httpAllow().matchesName("kafka.default.svc.cluster.local")).isTrue();
+        assertThat(set.kafkaAllowEngineCluster()).isTrue();
+        assertThat(set.kafkaAllowAnyLoginModule()).isTrue();
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("task-http-allow", "10.0.0.0/40"), null))
+                .hasMessageContaining("Expected task-http-allow to be CIDR blocks")
+                .hasMessageEndingWith("'10.0.0.0/40' is none (from --task-http-allow)");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("task-kafka-allow-engine-cluster", "yes"), null))
+                .hasMessage("Expected task-kafka-allow-engine-cluster to be true or false, but got 'yes'"
+                        + " (from --task-kafka-allow-engine-cluster)");
+    }
+
+    @Test
     void shouldBoundRunningExecutionsByDefaultAndLetZeroTurnTheBoundOff() {
         // when
         int byDefault = MillraceConfig.defaults().executorLimits().maxRunningExecutions();
