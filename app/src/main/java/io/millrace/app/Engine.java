@@ -45,7 +45,7 @@ public final class Engine implements AutoCloseable {
             if (!executor.awaitRunning(Duration.ofSeconds(120))) {
                 throw new IllegalStateException("Expected the executor to be running within 120 s, but it is not");
             }
-            Worker worker = Worker.start(config, registry);
+            Worker worker = Worker.startStandalone(config, registry);
             started.push(worker);
             Gateway gateway = Gateway.startStandalone(config, registry);
             started.push(gateway);

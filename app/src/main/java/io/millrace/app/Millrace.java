@@ -15,6 +15,8 @@ public final class Millrace implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        // before any role makes a Kafka or HTTP client
+        JvmSettings.apply();
         System.exit(commandLine().execute(args));
     }
 

@@ -44,7 +44,8 @@ class TriggerBacklogTest {
     @Test
     void shouldDrainABacklogOnceEachWithoutQueueingItAheadOfOtherStarts() throws Exception {
         // given: the events on a topic, then the flow that reads them
-        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("backlog", stateDir, "port", "0"), null);
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("backlog", stateDir, "port", "0",
+                "task-kafka-allow-engine-cluster", "true"), null);
         String topic = "backlog-" + UUID.randomUUID().toString().substring(0, 8);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker()))) {
             admin.createTopics(List.of(new NewTopic(topic, 4, (short) 1))).all().get();

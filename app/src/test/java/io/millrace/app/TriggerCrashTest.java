@@ -39,6 +39,7 @@ class TriggerCrashTest {
     void shouldStartExactlyOneExecutionPerRecordAcrossAKilledTriggersInstance() throws Exception {
         // given: the engine (with its own triggers instance), a second triggers process, and a flow on a 4-partition topic
         Map<String, String> settings = TestEngines.settings("trigger-crash", stateDir, "port", "0",
+                "task-kafka-allow-engine-cluster", "true",
                 "kafka.consumer.session.timeout.ms", "6000");
         MillraceConfig config = ConfigLoader.load(Map.of(), settings, null);
         String suffix = UUID.randomUUID().toString().substring(0, 8);

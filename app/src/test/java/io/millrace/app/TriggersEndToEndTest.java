@@ -77,7 +77,8 @@ class TriggersEndToEndTest {
     @Test
     void shouldStartOneExecutionPerRecordOfTheUsersTopicWithTheKestraBenchmarkFlow() throws Exception {
         // given: the engine, the benchmark flow on a topic of this test, and a second flow reading JSON with a DLQ
-        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("kafka-trigger", stateDir, "port", "0"), null);
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("kafka-trigger", stateDir, "port", "0",
+                "task-kafka-allow-engine-cluster", "true"), null);
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String orders = "orders-" + suffix;
         String events = "events-" + suffix;

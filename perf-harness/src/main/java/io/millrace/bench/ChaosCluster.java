@@ -149,6 +149,8 @@ final class ChaosCluster implements AutoCloseable {
         // from the same place, and a read model restored from another cluster's checkpoint skips records
         roleSettings.put("data-dir", workDir.resolve(name).toString());
         roleSettings.remove("state-dir");
+        // the chaos load's trigger topic is on the cluster's own broker
+        roleSettings.putIfAbsent("task-kafka-allow-engine-cluster", "true");
         if (name.equals(GATEWAY)) {
             roleSettings.put("port", Integer.toString(gatewayPort));
             roleSettings.put("auth-tokens", token);

@@ -4,6 +4,7 @@ import io.millrace.core.command.CreateExecution;
 import io.millrace.core.execution.ExecutionTrigger;
 import io.millrace.core.flow.TriggerDef;
 import io.millrace.serdes.CommandMapper;
+import io.millrace.serdes.FlowKafkaReach;
 import io.millrace.serdes.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -15,9 +16,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -130,6 +133,39 @@ final class KafkaTrigger implements AutoCloseable {
 
     void start() {
         loop.start();
+    }
+
+    /**
+     * Why the trigger may not run, if it may not: a client setting, topic, topic pattern or group that {@code reach}
+     * refuses (docs/security.md), or a DLQ topic on the engine's cluster under its prefix. Checked before any client.
+     */
+    static Optional<String> refusal(FlowTrigger target, FlowKafkaReach reach) {
+        TriggerDef trigger = target.trigger();
+        Map<?, ?> properties = trigger.properties().get("properties") instanceof Map<?, ?> given ? given : Map.of();
+        Optional<String> refused = reach.refusedSetting(properties);
+        Object topic = trigger.properties().get("topic");
+        List<String> topics = topic instanceof Collection<?> many ? many.stream().map(String::valueOf).toList()
+                : topic == null ? List.of() : List.of(topic.toString());
+        for (String name : topics) {
+            refused = refused.or(() -> reach.refusedTopic(properties, "topic", name));
+        }
+        String pattern = trigger.text("topicPattern");
+        if (topic == null && pattern != null) {
+            try {
+                Pattern compiled = Pattern.compile(pattern);
+                refused = refused.or(() -> reach.refusedTopicPattern(properties, "topicPattern", compiled));
+            } catch (PatternSyntaxException e) {
+                refused = refused.or(() -> Optional.of("property 'topicPattern' is not a regular expression: "
+                        + e.getDescription()));
+            }
+        }
+        refused = refused.or(() -> reach.refusedGroup(properties, "groupId", trigger.text("groupId")));
+        if (trigger.properties().get("onSerdeError") instanceof Map<?, ?> onError
+                && "DLQ".equalsIgnoreCase(String.valueOf(onError.get("type")))) {
+            refused = refused.or(() -> reach.refusedTopic(properties, "onSerdeError.topic",
+                    String.valueOf(onError.get("topic"))));
+        }
+        return refused;
     }
 
     /** The trigger as its flow declared it when it started. */

@@ -12,7 +12,7 @@ import java.util.Map;
  */
 final class TriggerMetrics {
     /** One trigger type's counters; Flow triggers dead-letter nothing. */
-    private record Counters(Counter started, Counter skipped, Counter deadLettered, Counter restarts) {
+    private record Counters(Counter started, Counter skipped, Counter deadLettered, Counter restarts, Counter refused) {
     }
 
     private final Map<String, Counters> byType;
@@ -39,6 +39,11 @@ final class TriggerMetrics {
         byType.get(type).skipped().increment();
     }
 
+    /** A trigger that may not run: its settings reach what the operator does not allow (docs/security.md). */
+    void refused(FlowTrigger trigger) {
+        byType.get(trigger.trigger().type()).refused().increment();
+    }
+
     void restarted(FlowTrigger trigger) {
         restarted(trigger.trigger().type());
     }
@@ -52,6 +57,11 @@ final class TriggerMetrics {
                 deadLetters ? records(registry, type, "dead_lettered") : null,
                 Counter.builder("millrace.trigger.restarts")
                         .description("Times a trigger failed (Kafka or a schema registry unreachable, a send that failed) and started again")
+                        .tag("type", type)
+                        .register(registry),
+                Counter.builder("millrace.trigger.refusals")
+                        .description("Trigger revisions that did not start: their Kafka settings reach what the"
+                                + " operator does not allow (docs/security.md)")
                         .tag("type", type)
                         .register(registry));
     }

@@ -6,6 +6,7 @@ import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowTriggerSpec;
 import io.millrace.core.flow.TriggerDef;
 import io.millrace.core.flow.TriggerTypes;
+import io.millrace.serdes.FlowKafkaReach;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.KafkaMeters;
 import io.millrace.serdes.KafkaPassThrough;
@@ -56,6 +57,9 @@ public final class Triggers implements AutoCloseable {
     /** The latest revision read of each flow, parsed once (null when it does not parse: its triggers do not run). */
     private final Map<String, Latest> latest = new HashMap<>();
     private final Map<String, KafkaTrigger> running = new LinkedHashMap<>();
+    /** The Kafka triggers that may not run (docs/security.md), as last refused: each is logged and counted once. */
+    private final Map<String, FlowTrigger> refused = new HashMap<>();
+    private final FlowKafkaReach reach;
     private boolean caughtUp;
     private final Thread watcher;
     private final RecoveringStreams schedules;
@@ -69,6 +73,7 @@ public final class Triggers implements AutoCloseable {
     private Triggers(MillraceConfig config, MeterRegistry registry) {
         this.topics = Topics.of(config);
         this.metrics = new TriggerMetrics(registry);
+        this.reach = FlowKafkaReach.of(config);
         var producer = new HashMap<String, Object>();
         producer.put(ProducerConfig.LINGER_MS_CONFIG, config.producerLingerMs());
         producer.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER, ProducerConfig.configNames()));
@@ -218,7 +223,11 @@ public final class Triggers implements AutoCloseable {
                 it.remove();
             }
         }
+        refused.keySet().retainAll(wanted.keySet());
         wanted.forEach((key, target) -> {
+            if (!running.containsKey(key) && refuses(key, target)) {
+                return;
+            }
             if (!running.containsKey(key)) {
                 LOG.info("Starting trigger {} ({})", key, target.trigger().type());
                 var trigger = new KafkaTrigger(target, commands, topics.commands().name(), metrics, registries, backlog,
@@ -227,6 +236,20 @@ public final class Triggers implements AutoCloseable {
                 trigger.start();
             }
         });
+    }
+
+    /** Whether the trigger may not run; a refusal is logged and counted once for each revision of the trigger. */
+    private boolean refuses(String key, FlowTrigger target) {
+        String why = KafkaTrigger.refusal(target, reach).orElse(null);
+        if (why == null) {
+            refused.remove(key);
+            return false;
+        }
+        if (!target.equals(refused.put(key, target))) {
+            LOG.error("Kafka trigger {} does not start: {}", key, why);
+            metrics.refused(target);
+        }
+        return true;
     }
 
     @Override

@@ -102,10 +102,17 @@ public final class Worker implements AutoCloseable {
     /**
      * Creates the group's tasks topic and the results, logs and dead-letter topics if missing, then starts consuming.
      *
+     * Its tasks reach what a worker role may ({@link TaskRegistry#forRole}).
+     *
      * @param registry where the worker's metrics (slots, task times, its Kafka clients') go
      */
     public static Worker start(MillraceConfig config, MeterRegistry registry) {
-        return start(config, registry, TaskRegistry.standard(config.workerLimits()));
+        return start(config, registry, TaskRegistry.forRole(config));
+    }
+
+    /** {@link #start(MillraceConfig, MeterRegistry)} for standalone: its tasks may reach this machine too. */
+    public static Worker startStandalone(MillraceConfig config, MeterRegistry registry) {
+        return start(config, registry, TaskRegistry.forStandalone(config));
     }
 
     /** @param tasks the task types this worker runs */

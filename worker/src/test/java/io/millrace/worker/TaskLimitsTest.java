@@ -34,7 +34,7 @@ class TaskLimitsTest {
         MillraceConfig config = WorkerTestSupport.config(spinners + 1,
                 Map.of("worker-max-abandoned-tasks", Integer.toString(spinners)));
         var spin = new SpinTask();
-        TaskRegistry tasks = TaskRegistry.standard(config.workerLimits()).with(SpinTask.TYPE, spin);
+        TaskRegistry tasks = TaskRegistry.forRole(config).with(SpinTask.TYPE, spin);
         var meters = new SimpleMeterRegistry();
         WorkerTaskRecord[] spinning = IntStream.range(0, spinners).mapToObj(i -> task("exec-s" + i, "spin", SpinTask.TYPE,
                 Map.of("timeout", "PT4S"), Map.of(), LEASE)).toArray(WorkerTaskRecord[]::new);

@@ -6,6 +6,8 @@ import static io.millrace.worker.WorkerTestSupport.task;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+
+import com.sun.net.httpserver.HttpServer;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.TaskResult;
@@ -16,6 +18,8 @@ import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import io.millrace.worker.WorkerTestSupport.ResultReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -65,6 +70,44 @@ class WorkerTest {
     }
 
     @Test
+    void shouldFailTasksThatReachWhatTheWorkerDoesNotAllow() throws Exception {
+        // given: a server on this machine, which a worker role refuses, and a produce to the worker's own cluster
+        MillraceConfig config = WorkerTestSupport.config(4);
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        var calls = new AtomicInteger();
+        server.createContext("/", exchange -> {
+            calls.incrementAndGet();
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
+        server.start();
+        String uri = "http://127.0.0.1:" + server.getAddress().getPort() + "/";
+        WorkerTaskRecord request = task("exec-r", "call", TaskTypes.HTTP_REQUEST, Map.of("uri", uri), Map.of(), LONG_LEASE);
+        WorkerTaskRecord produce = task("exec-k", "emit", TaskTypes.KAFKA_PRODUCE, Map.of(
+                "properties", Map.of("bootstrap.servers", config.bootstrapServers()), "topic", "anything",
+                "from", Map.of("value", "v")), Map.of(), LONG_LEASE);
+
+        // when
+        try (Worker worker = Worker.start(config); var results = new ResultReader(config)) {
+            dispatch(config, request, produce);
+            List<TaskResult> all = results.awaitFinal("exec-r-call", "exec-k-emit");
+
+            // then
+            assertThat(finalResult(all, "exec-r-call").error()).isEqualTo("Task 'call': GET " + uri + " refused: the"
+                    + " target 127.0.0.1 is not allowed: it is this machine (loopback or one of its addresses), which"
+                    + " tasks may reach only in standalone; the worker setting task-http-allow allows it"
+                    + " (e.g. --set task-http-allow=127.0.0.1/32)");
+            assertThat(finalResult(all, "exec-k-emit").error()).isEqualTo("Task 'emit': property"
+                    + " 'properties.bootstrap.servers' is refused: '" + config.bootstrapServers() + "' is a broker of the"
+                    + " engine's own Kafka cluster, which a flow may reach only if the operator sets"
+                    + " task-kafka-allow-engine-cluster=true");
+            assertThat(calls).hasValue(0);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
     void shouldProduceFailedResultsForAnUnknownTypeAndAFailingExpression() {
         // given
         MillraceConfig config = WorkerTestSupport.config(4);
@@ -90,8 +133,8 @@ class WorkerTest {
 
     @Test
     void shouldRunAKafkaProduceTaskWhoseRecordsAPlainConsumerReads() throws Exception {
-        // given
-        MillraceConfig config = WorkerTestSupport.config(4);
+        // given: a worker that lets flows write to its own cluster (this test has no other)
+        MillraceConfig config = WorkerTestSupport.config(4, Map.of("task-kafka-allow-engine-cluster", "true"));
         String topic = "produced-" + UUID.randomUUID().toString().substring(0, 8);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();

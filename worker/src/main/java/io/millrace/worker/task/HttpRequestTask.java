@@ -1,8 +1,12 @@
 package io.millrace.worker.task;
 
+import io.millrace.config.HostRules;
 import java.net.ConnectException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpHeaders;
@@ -10,6 +14,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.security.KeyManagementException;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -26,6 +32,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiPredicate;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.TrustManager;
 
 /**
  * io.kestra.plugin.core.http.Request: sends one HTTP request and outputs the response: {@code uri} (as sent),
@@ -35,13 +46,33 @@ import java.util.concurrent.TimeoutException;
  * Properties: {@code uri} (required), {@code method} (default GET), {@code headers}, {@code body},
  * {@code formData} (URL-encoded, or multipart when {@code contentType} is multipart/form-data; wins over
  * {@code body}), {@code contentType}, {@code allowFailed} and {@code options} (see {@link HttpOptions}).
- * Each run has its own HTTP/1.1 client, closed at the end; an interruption aborts the exchange.
+ * <p>
+ * Every target, the first and each a redirect leads to, is checked by {@link HttpTargets} and then reached at the very
+ * address checked: the request goes to that address, with the name in its Host header and, over TLS, in its SNI and
+ * certificate check. Redirects are followed here, at most {@link #MAX_REDIRECTS}, as Java's client would (a 303, or a
+ * POST answered 301 or 302, goes on as a GET without its body; https never leads to http; Authorization, Cookie,
+ * Origin and Referer go only to the same scheme, host and port). Each exchange has its own HTTP/1.1 client, closed at
+ * the end; an interruption aborts it.
  */
 final class HttpRequestTask implements RunnableTask {
 
+    static final int MAX_REDIRECTS = 5;
     private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE");
+    private static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
+    private static final Set<String> SAME_ORIGIN_HEADERS = Set.of("authorization", "cookie", "origin", "referer");
     private static final String FORM_URL_ENCODED = "application/x-www-form-urlencoded";
     private static final String MULTIPART = "multipart/form-data";
+
+    private final HttpTargets targets;
+    private final TrustManager[] trust;
+
+    /**
+     * @param trust what decides which servers' certificates to trust; null: the JVM's certificate authorities
+     */
+    HttpRequestTask(HttpTargets targets, TrustManager[] trust) {
+        this.targets = targets;
+        this.trust = trust == null ? null : trust.clone();
+    }
 
     @Override
     public TaskOutcome run(TaskInvocation invocation) throws TaskException, InterruptedException {
@@ -52,7 +83,7 @@ final class HttpRequestTask implements RunnableTask {
         boolean allowFailed = props.bool("allowFailed", options.allowFailed() != null && options.allowFailed());
         HttpRequest request = request(props, invocation.logger(), uri, method, options);
 
-        HttpResponse<byte[]> response = exchange(props, request, options);
+        HttpResponse<byte[]> response = send(props, invocation.logger(), request, options);
         invocation.logger().log("DEBUG", "Request '" + uri + "' answered " + response.statusCode());
         if (response.statusCode() >= 400 && !allowFailed) {
             throw props.problem(method + " " + uri + " answered HTTP " + response.statusCode()
@@ -129,6 +160,9 @@ final class HttpRequestTask implements RunnableTask {
                     List.of("Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8))));
         }
         for (Map.Entry<String, List<String>> header : userHeaders(props).entrySet()) {
+            if (header.getKey().trim().equalsIgnoreCase("Host")) {
+                throw props.problem("header 'Host' cannot be sent: the worker sets it from 'uri'");
+            }
             header(props, builder, header.getKey(), header.getValue());
         }
         return builder.build();
@@ -194,23 +228,104 @@ final class HttpRequestTask implements RunnableTask {
     }
 
     /**
-     * Sends and waits for the complete response for at most connectTimeout + readTimeout. Whatever ends the wait
+     * Sends the request, and the request each redirect leads to, to checked targets, all within connectTimeout +
+     * readTimeout from now.
+     */
+    private HttpResponse<byte[]> send(TaskProperties props, TaskLogger logger, HttpRequest first, HttpOptions options)
+            throws TaskException, InterruptedException {
+        Duration connect = options.connectTimeout() == null ? Duration.ZERO : options.connectTimeout();
+        long deadline = System.nanoTime() + options.readTimeout().plus(connect).toNanos();
+        HttpRequest request = first;
+        for (int redirects = 0; ; redirects++) {
+            HttpResponse<byte[]> response = exchange(props, request, target(props, request), options, deadline);
+            URI next = options.followRedirects() ? redirection(props, request, response) : null;
+            if (next == null) {
+                return response;
+            }
+            if (redirects == MAX_REDIRECTS) {
+                throw props.problem(first.method() + " " + first.uri() + " was redirected more than " + MAX_REDIRECTS
+                        + " times; the last time to " + next);
+            }
+            logger.log("DEBUG", "Request '" + request.uri() + "' answered " + response.statusCode()
+                    + ", redirecting to '" + next + "'");
+            request = redirected(request, next, response.statusCode());
+        }
+    }
+
+    private HttpTargets.Target target(TaskProperties props, HttpRequest request) throws TaskException {
+        try {
+            return targets.check(request.uri());
+        } catch (HttpTargets.Refused e) {
+            throw props.problem(request.method() + " " + request.uri() + " refused: " + e.getMessage(), e);
+        } catch (UnknownHostException e) {
+            throw props.problem("could not connect to " + request.uri() + ": no address for host '"
+                    + request.uri().getHost() + "'", e);
+        }
+    }
+
+    /** Where a redirect leads, when it is followed: null when the response is none, or leads from https to http. */
+    private static URI redirection(TaskProperties props, HttpRequest request, HttpResponse<byte[]> response)
+            throws TaskException {
+        if (!REDIRECTS.contains(response.statusCode())) {
+            return null;
+        }
+        String location = response.headers().firstValue("Location").orElse(null);
+        if (location == null) {
+            return null;
+        }
+        URI next;
+        try {
+            next = request.uri().resolve(new URI(location.trim()));
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            throw props.problem(request.method() + " " + request.uri() + " answered " + response.statusCode()
+                    + " with a Location that is not a URI: '" + location + "'", e);
+        }
+        String scheme = next.getScheme() == null ? "" : next.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https") || next.getHost() == null) {
+            throw props.problem(request.method() + " " + request.uri() + " answered " + response.statusCode()
+                    + " with a Location that is not an http or https URL with a host: '" + location + "'");
+        }
+        boolean downgrade = scheme.equals("http") && request.uri().getScheme().equalsIgnoreCase("https");
+        return downgrade ? null : next;
+    }
+
+    /** The request a redirect leads to, as Java's client makes it. */
+    private static HttpRequest redirected(HttpRequest request, URI next, int status) {
+        String method = status == 303 || (status == 301 || status == 302) && request.method().equals("POST")
+                ? "GET" : request.method();
+        boolean sameOrigin = next.getScheme().equalsIgnoreCase(request.uri().getScheme())
+                && next.getRawAuthority().equalsIgnoreCase(request.uri().getRawAuthority());
+        boolean keepBody = method.equals(request.method());
+        BiPredicate<String, String> kept = (name, value) -> (sameOrigin || !SAME_ORIGIN_HEADERS.contains(
+                name.toLowerCase(Locale.ROOT))) && (keepBody || !name.equalsIgnoreCase("Content-Type"));
+        HttpRequest.Builder builder = HttpRequest.newBuilder(request, kept).uri(next);
+        if (!keepBody) {
+            builder.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        return builder.build();
+    }
+
+    /**
+     * Sends to the checked address and waits for the complete response until {@code deadline}. Whatever ends the wait
      * early (timeout, interruption) cancels the exchange, and the client is shut down in every case.
      */
-    private static HttpResponse<byte[]> exchange(TaskProperties props, HttpRequest request, HttpOptions options)
-            throws TaskException, InterruptedException {
+    private HttpResponse<byte[]> exchange(TaskProperties props, HttpRequest request, HttpTargets.Target target,
+            HttpOptions options, long deadline) throws TaskException, InterruptedException {
+        HttpRequest pinned = pinned(props, request, target.address());
+        SSLContext tls = tls(props);
         HttpClient.Builder builder = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
-                .followRedirects(options.followRedirects() ? HttpClient.Redirect.NORMAL : HttpClient.Redirect.NEVER);
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .sslContext(tls)
+                .sslParameters(tlsParameters(props, tls, request.uri().getHost()));
         if (options.connectTimeout() != null) {
             builder.connectTimeout(options.connectTimeout());
         }
         HttpClient client = builder.build();
         CompletableFuture<HttpResponse<byte[]>> pending = null;
         try {
-            pending = client.sendAsync(request, BoundedBody.handler(options.maxContentLength()));
-            Duration wait = options.readTimeout().plus(options.connectTimeout() == null ? Duration.ZERO : options.connectTimeout());
-            return pending.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+            pending = client.sendAsync(pinned, BoundedBody.handler(options.maxContentLength()));
+            return pending.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             throw props.problem("no complete response from " + request.method() + " " + request.uri()
                     + " within options.readTimeout " + options.readTimeout(), e);
@@ -222,6 +337,64 @@ final class HttpRequestTask implements RunnableTask {
             }
             client.shutdownNow();
         }
+    }
+
+    /**
+     * The request sent to {@code address} itself, never to a name looked up again: the URI names the address, and the
+     * Host header the host the request was for.
+     */
+    private static HttpRequest pinned(TaskProperties props, HttpRequest request, InetAddress address)
+            throws TaskException {
+        URI uri = request.uri();
+        String literal = address.getHostAddress();
+        if (address instanceof Inet6Address) {
+            int scope = literal.indexOf('%');
+            literal = "[" + (scope < 0 ? literal : literal.substring(0, scope)) + "]";
+        }
+        String port = uri.getPort() == -1 ? "" : ":" + uri.getPort();
+        URI direct;
+        try {
+            String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+            direct = new URI(uri.getScheme() + "://" + literal + port + path
+                    + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()));
+        } catch (URISyntaxException e) {
+            throw props.problem("could not address " + uri + " at " + literal + ": " + e.getMessage(), e);
+        }
+        try {
+            return HttpRequest.newBuilder(request, (name, value) -> true).uri(direct)
+                    .setHeader("Host", uri.getHost() + port).build();
+        } catch (IllegalArgumentException e) {
+            throw props.problem("the worker cannot set the Host header of " + uri + " (" + e.getMessage() + "): its JVM"
+                    + " must run with -Djdk.httpclient.allowRestrictedHeaders=host, as the millrace launcher sets", e);
+        }
+    }
+
+    /**
+     * A TLS context of the exchange's own. Connections go to addresses, and a context's sessions are kept by address
+     * and port: a shared one would let a request for one name resume the session of another name at that address,
+     * without its certificate being checked against the new name.
+     */
+    private SSLContext tls(TaskProperties props) throws TaskException {
+        try {
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, trust, null);
+            return context;
+        } catch (NoSuchAlgorithmException | KeyManagementException e) {
+            throw props.problem("TLS is not available on this worker: " + e.getMessage(), e);
+        }
+    }
+
+    /** The TLS parameters that name the host (SNI), so that its certificate is checked against its name. */
+    private static SSLParameters tlsParameters(TaskProperties props, SSLContext tls, String host) throws TaskException {
+        SSLParameters parameters = tls.getDefaultSSLParameters();
+        if (HostRules.literal(host) == null) {
+            try {
+                parameters.setServerNames(List.of(new SNIHostName(HostRules.name(host))));
+            } catch (IllegalArgumentException e) {
+                throw props.problem("host '" + host + "' is not a name TLS can carry: " + e.getMessage(), e);
+            }
+        }
+        return parameters;
     }
 
     private static String failure(HttpRequest request, HttpOptions options, Throwable cause) {

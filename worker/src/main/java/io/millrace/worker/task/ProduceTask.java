@@ -1,5 +1,6 @@
 package io.millrace.worker.task;
 
+import io.millrace.serdes.FlowKafkaReach;
 import io.millrace.worker.task.KafkaSerializers.KafkaSerializer;
 import io.millrace.worker.task.ProduceRows.Row;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -31,6 +32,12 @@ final class ProduceTask implements RunnableTask {
     /** Time for a closing producer to abort an open transaction, rather than leave it to the broker's timeout. */
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
+    private final FlowKafkaReach reach;
+
+    ProduceTask(FlowKafkaReach reach) {
+        this.reach = reach;
+    }
+
     @Override
     public TaskOutcome run(TaskInvocation invocation) throws TaskException, InterruptedException {
         TaskProperties props = new TaskProperties(invocation);
@@ -40,8 +47,15 @@ final class ProduceTask implements RunnableTask {
         if (props.raw("serdeProperties") != null && !(props.raw("serdeProperties") instanceof Map<?, ?>)) {
             throw props.problem("property 'serdeProperties' must be a map of serde settings");
         }
-        Map<String, Object> config = ProducerSettings.of(props, invocation.taskId(), transactional);
+        Map<String, Object> config = ProducerSettings.of(props, invocation.taskId(), transactional, reach);
         List<Row> rows = new ProduceRows(props, props.string("topic"), keys, values).read();
+        for (Row row : rows) {
+            String property = row.record().topic().equals(props.string("topic")) ? "topic" : row.where() + ".topic";
+            String refused = reach.refusedTopic(config, property, row.record().topic()).orElse(null);
+            if (refused != null) {
+                throw props.problem(refused);
+            }
+        }
         if (rows.isEmpty()) {
             invocation.logger().log("INFO", "No rows to send");
         } else {

@@ -1,5 +1,6 @@
 package io.millrace.worker.task;
 
+import io.millrace.serdes.FlowKafkaReach;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
@@ -12,7 +13,9 @@ import java.util.UUID;
  * The Kafka client configuration of one Produce run: the task's {@code properties} (rendered, as text), with bounds of
  * our own where the flow sets none. Kafka's defaults let a producer wait a minute for a broker that is gone and two
  * more for a record it cannot deliver; with these, a broker that cannot be reached fails the run within about ten
- * seconds and an undeliverable record within about twenty, well before a worker's lease matters.
+ * seconds and an undeliverable record within about twenty, well before a worker's lease matters. Settings that
+ * {@link FlowKafkaReach} refuses (config providers, class names, foreign login modules, the engine's own cluster) fail
+ * the run before any client is made.
  */
 final class ProducerSettings {
 
@@ -27,7 +30,8 @@ final class ProducerSettings {
      * A transactional run gets a transactional.id of its own, as Kestra gives one: no two runs fence each other. A
      * non-transactional run is Kafka's default producer, idempotent unless the flow's settings rule that out.
      */
-    static Map<String, Object> of(TaskProperties props, String taskId, boolean transactional) throws TaskException {
+    static Map<String, Object> of(TaskProperties props, String taskId, boolean transactional, FlowKafkaReach reach)
+            throws TaskException {
         if (!(props.required("properties") instanceof Map<?, ?>)) {
             throw props.problem("property 'properties' must be a map of Kafka producer settings, with 'bootstrap.servers'");
         }
@@ -42,6 +46,10 @@ final class ProducerSettings {
         }
         if (String.valueOf(config.getOrDefault(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "")).isBlank()) {
             throw props.problem("property 'properties' must name the brokers in 'bootstrap.servers'");
+        }
+        String refused = reach.refusedSetting(config).orElse(null);
+        if (refused != null) {
+            throw props.problem(refused);
         }
         config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, Integer.toString(MAX_BLOCK_MS));
         config.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(REQUEST_TIMEOUT_MS));

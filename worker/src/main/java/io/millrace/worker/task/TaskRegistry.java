@@ -3,6 +3,7 @@ package io.millrace.worker.task;
 import io.millrace.config.MillraceConfig;
 import io.millrace.config.WorkerLimits;
 import io.millrace.core.flow.TaskTypes;
+import io.millrace.serdes.FlowKafkaReach;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -15,7 +16,7 @@ import java.util.Set;
  */
 public final class TaskRegistry {
 
-    private static final TaskRegistry STANDARD = standard(MillraceConfig.defaults().workerLimits());
+    private static final TaskRegistry STANDARD = forStandalone(MillraceConfig.defaults());
 
     private final Map<String, RunnableTask> byType;
 
@@ -23,13 +24,26 @@ public final class TaskRegistry {
         this.byType = Map.copyOf(byType);
     }
 
-    /** The built-in tasks under the default worker limits. */
+    /** The built-in tasks as standalone runs them under the default settings. */
     public static TaskRegistry standard() {
         return STANDARD;
     }
 
-    /** The built-in tasks, one per type in {@link TaskTypes#RUNNABLE}, JSONata bounded by {@code limits}. */
-    public static TaskRegistry standard(WorkerLimits limits) {
+    /** The built-in tasks of a worker role: {@code http.Request} reaches what {@link HttpTargets#forRole} allows. */
+    public static TaskRegistry forRole(MillraceConfig config) {
+        return standard(config.workerLimits(), HttpTargets.forRole(config), FlowKafkaReach.of(config));
+    }
+
+    /** The built-in tasks of standalone: {@code http.Request} reaches what {@link HttpTargets#forStandalone} allows. */
+    public static TaskRegistry forStandalone(MillraceConfig config) {
+        return standard(config.workerLimits(), HttpTargets.forStandalone(config), FlowKafkaReach.of(config));
+    }
+
+    /**
+     * The built-in tasks, one per type in {@link TaskTypes#RUNNABLE}, JSONata bounded by {@code limits}, HTTP requests
+     * by {@code targets}, Kafka settings by {@code kafka}.
+     */
+    static TaskRegistry standard(WorkerLimits limits, HttpTargets targets, FlowKafkaReach kafka) {
         return new TaskRegistry(Map.of(
                 TaskTypes.LOG, new LogTask(),
                 TaskTypes.RETURN, new ReturnTask(),
@@ -37,8 +51,8 @@ public final class TaskRegistry {
                 TaskTypes.SLEEP, new SleepTask(),
                 TaskTypes.TRANSFORM_VALUE, new TransformValueTask(limits.jsonataMaxDuration(), limits.jsonataMaxDepth()),
                 TaskTypes.FAIL, new FailTask(),
-                TaskTypes.HTTP_REQUEST, new HttpRequestTask(),
-                TaskTypes.KAFKA_PRODUCE, new ProduceTask()));
+                TaskTypes.HTTP_REQUEST, new HttpRequestTask(targets, null),
+                TaskTypes.KAFKA_PRODUCE, new ProduceTask(kafka)));
     }
 
     /** This registry and {@code task} under {@code type} (not a Kestra type: a test's own, say). */

@@ -82,6 +82,7 @@ class HttpRequestTaskTest {
                 + "\ncontent-type=" + String.join(",", headers.getOrDefault("Content-Type", List.of()))
                 + "\nx-test=" + String.join(",", headers.getOrDefault("X-Test", List.of()))
                 + "\nauthorization=" + String.join(",", headers.getOrDefault("Authorization", List.of()))
+                + "\nhost=" + String.join(",", headers.getOrDefault("Host", List.of()))
                 + "\nbody=" + body;
         exchange.getResponseHeaders().add("Content-Type", "text/plain; charset=UTF-8");
         exchange.getResponseHeaders().add("X-Reply", "one");

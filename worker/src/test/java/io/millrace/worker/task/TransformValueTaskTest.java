@@ -2,7 +2,9 @@ package io.millrace.worker.task;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.millrace.config.MillraceConfig;
 import io.millrace.config.WorkerLimits;
+import io.millrace.serdes.FlowKafkaReach;
 import io.millrace.core.execution.State;
 import io.millrace.core.expression.Variables;
 import io.millrace.core.flow.TaskTypes;
@@ -196,7 +198,8 @@ class TransformValueTaskTest {
     @Test
     void shouldBoundTimeAndDepthByTheWorkersCeilingsWhateverTheTaskAsks() throws Exception {
         // given: ceilings of 0.2 s and a depth of 50; a function that calls itself for ever (a tail call: no depth)
-        RunnableTask capped = TaskRegistry.standard(new WorkerLimits(Duration.ofHours(1), Duration.ofMillis(200), 50, 4))
+        RunnableTask capped = TaskRegistry.standard(new WorkerLimits(Duration.ofHours(1), Duration.ofMillis(200), 50, 4),
+                        HttpTargets.forStandalone(MillraceConfig.defaults()), FlowKafkaReach.of(MillraceConfig.defaults()))
                 .find(TaskTypes.TRANSFORM_VALUE).orElseThrow();
         String forever = "( $f := function($x){ $f($x) }; $f(1) )";
         String recursion = "( $f := function($n) { $n = 0 ? 0 : 1 + $f($n - 1) }; $f(200) )";

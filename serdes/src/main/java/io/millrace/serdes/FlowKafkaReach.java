@@ -1,0 +1,249 @@
+package io.millrace.serdes;
+
+import io.millrace.config.MillraceConfig;
+import io.millrace.config.TaskReach;
+import java.io.IOException;
+import java.io.StreamTokenizer;
+import java.io.StringReader;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * What a flow's own Kafka clients (a Produce task's producer; a Kafka trigger's consumer and dead-letter producer) may
+ * be configured with and reach; see docs/security.md. Refused in a flow's {@code properties}:
+ * <ul>
+ * <li>{@code config.providers} and every {@code config.providers.*} key: no setting allows them;</li>
+ * <li>keys that make the client load Java classes: any key ending in {@code .class} or {@code .classes}, and
+ *     {@link #CLASS_KEYS}: no setting allows them;</li>
+ * <li>{@code sasl.jaas.config} naming a login module other than Kafka's {@link #KAFKA_LOGIN_MODULES}, unless
+ *     {@code task-kafka-allow-jaas-config};</li>
+ * <li>{@code bootstrap.servers} naming a broker of the engine's {@code bootstrap-servers} (by name, address, or as this
+ *     machine), unless {@code task-kafka-allow-engine-cluster}; even then, topics under the engine's topic prefix, a
+ *     pattern matching one of them, and consumer groups under that prefix.</li>
+ * </ul>
+ * Each refusal is a message that names the property and the setting that would allow it, if any.
+ */
+public final class FlowKafkaReach {
+    /** Client keys whose values are Java class names, though their names do not end in .class or .classes. */
+    static final Set<String> CLASS_KEYS = Set.of("key.serializer", "value.serializer", "key.deserializer",
+            "value.deserializer", "metric.reporters", "partition.assignment.strategy", "security.providers");
+    /** The login modules Kafka ships (PLAIN, SCRAM, OAUTHBEARER): they load no class a flow names. */
+    static final Set<String> KAFKA_LOGIN_MODULES = Set.of("org.apache.kafka.common.security.plain.PlainLoginModule",
+            "org.apache.kafka.common.security.scram.ScramLoginModule",
+            "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule");
+    private static final String JAAS = "sasl.jaas.config";
+    private static final String BOOTSTRAP = "bootstrap.servers";
+
+    private final List<String> engineBrokers;
+    private final String topicPrefix;
+    private final List<String> engineTopics;
+    private final TaskReach reach;
+
+    private FlowKafkaReach(List<String> engineBrokers, String topicPrefix, List<String> engineTopics, TaskReach reach) {
+        this.engineBrokers = engineBrokers;
+        this.topicPrefix = topicPrefix;
+        this.engineTopics = engineTopics;
+        this.reach = reach;
+    }
+
+    public static FlowKafkaReach of(MillraceConfig config) {
+        Topics topics = Topics.of(config);
+        var names = new ArrayList<String>();
+        topics.executorTopics(List.of(config.workerGroup(), "default")).forEach(topic -> names.add(topic.name()));
+        for (String application : List.of("executor", "gateway", "triggers")) {
+            names.add(config.topicPrefix() + application + "-store-changelog");
+            names.add(config.topicPrefix() + application + "-store-repartition");
+        }
+        return new FlowKafkaReach(entries(config.bootstrapServers()), config.topicPrefix(), List.copyOf(names),
+                config.taskReach());
+    }
+
+    /** The first of the flow's client settings that is refused; empty when none is. */
+    public Optional<String> refusedSetting(Map<?, ?> properties) {
+        for (Map.Entry<?, ?> setting : properties.entrySet()) {
+            String key = String.valueOf(setting.getKey()).trim().toLowerCase(Locale.ROOT);
+            String property = "property 'properties." + setting.getKey() + "' is refused: ";
+            if (key.equals("config.providers") || key.startsWith("config.providers.")) {
+                return Optional.of(property + "Kafka's config providers would read this machine's files or environment,"
+                        + " which no setting allows a flow to");
+            }
+            if (key.endsWith(".class") || key.endsWith(".classes") || CLASS_KEYS.contains(key)) {
+                return Optional.of(property + "it makes the Kafka client load Java classes, which no setting allows a"
+                        + " flow to");
+            }
+            if (key.equals(JAAS) && !reach.kafkaAllowAnyLoginModule()) {
+                Optional<String> module = foreignLoginModule(String.valueOf(setting.getValue()));
+                if (module.isPresent()) {
+                    return Optional.of(property + module.get() + "; a flow may name only Kafka's PlainLoginModule,"
+                            + " ScramLoginModule and OAuthBearerLoginModule unless the operator sets "
+                            + TaskReach.KAFKA_ALLOW_JAAS_CONFIG + "=true");
+                }
+            }
+        }
+        Object servers = properties.get(BOOTSTRAP);
+        Optional<String> engine = servers == null ? Optional.empty() : engineBroker(String.valueOf(servers));
+        if (engine.isPresent() && !reach.kafkaAllowEngineCluster()) {
+            return Optional.of("property 'properties." + BOOTSTRAP + "' is refused: '" + engine.get() + "' is a broker"
+                    + " of the engine's own Kafka cluster, which a flow may reach only if the operator sets "
+                    + TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER + "=true");
+        }
+        return Optional.empty();
+    }
+
+    /** Refused when the client is on the engine's cluster and the topic is under the engine's prefix. */
+    public Optional<String> refusedTopic(Map<?, ?> properties, String property, String topic) {
+        if (topic == null || !topic.startsWith(topicPrefix) || !onEngineCluster(properties)) {
+            return Optional.empty();
+        }
+        return Optional.of("property '" + property + "' is refused: topic '" + topic + "' is under the engine's topic"
+                + " prefix '" + topicPrefix + "' on the engine's own cluster, which no setting opens to a flow");
+    }
+
+    /** Refused when the client is on the engine's cluster and the pattern matches one of the engine's topics. */
+    public Optional<String> refusedTopicPattern(Map<?, ?> properties, String property, Pattern pattern) {
+        if (!onEngineCluster(properties)) {
+            return Optional.empty();
+        }
+        return engineTopics.stream().filter(topic -> pattern.matcher(topic).matches()).findFirst()
+                .map(topic -> "property '" + property + "' is refused: '" + pattern + "' matches the engine's topic '"
+                        + topic + "' on the engine's own cluster, which no setting opens to a flow");
+    }
+
+    /** Refused when the client is on the engine's cluster and the group is under the engine's prefix, as its are. */
+    public Optional<String> refusedGroup(Map<?, ?> properties, String property, String group) {
+        if (group == null || !group.startsWith(topicPrefix) || !onEngineCluster(properties)) {
+            return Optional.empty();
+        }
+        return Optional.of("property '" + property + "' is refused: consumer group '" + group + "' is under the"
+                + " engine's prefix '" + topicPrefix + "', as the engine's own groups are, on the engine's own cluster, which no"
+                + " setting opens to a flow");
+    }
+
+    private boolean onEngineCluster(Map<?, ?> properties) {
+        Object servers = properties.get(BOOTSTRAP);
+        return servers != null && engineBroker(String.valueOf(servers)).isPresent();
+    }
+
+    /** The login module of a JAAS configuration that is not Kafka's, or why it does not read; empty when all are. */
+    private static Optional<String> foreignLoginModule(String jaas) {
+        List<String> modules;
+        try {
+            modules = loginModules(jaas);
+        } catch (IllegalArgumentException e) {
+            return Optional.of("it does not read as a JAAS configuration (" + e.getMessage() + ")");
+        }
+        return modules.stream().filter(module -> !KAFKA_LOGIN_MODULES.contains(module)).findFirst()
+                .map(module -> "it names the login module " + module);
+    }
+
+    /**
+     * The login modules of a JAAS configuration, tokenized as Kafka tokenizes {@code sasl.jaas.config}: each entry
+     * ({@code <module> <flag> key=value ... ;}) starts with its module's class name, a word or a quoted string.
+     */
+    private static List<String> loginModules(String jaas) {
+        var tokens = new StreamTokenizer(new StringReader(jaas));
+        tokens.slashSlashComments(true);
+        tokens.slashStarComments(true);
+        tokens.wordChars('-', '-');
+        tokens.wordChars('_', '_');
+        tokens.wordChars('$', '$');
+        var modules = new ArrayList<String>();
+        try {
+            while (tokens.nextToken() != StreamTokenizer.TT_EOF) {
+                if (tokens.ttype != StreamTokenizer.TT_WORD && tokens.ttype != '"') {
+                    throw new IllegalArgumentException("expected a login module's class name");
+                }
+                modules.add(tokens.sval);
+                while (tokens.nextToken() != ';') {
+                    if (tokens.ttype == StreamTokenizer.TT_EOF) {
+                        throw new IllegalArgumentException("expected ';' after the options of " + modules.getLast());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalArgumentException(e.getMessage(), e); // a StringReader does not fail
+        }
+        if (modules.isEmpty()) {
+            throw new IllegalArgumentException("no login module");
+        }
+        return modules;
+    }
+
+    /** The first of the flow's brokers that is one of the engine's: the same name, a shared address, or both local. */
+    private Optional<String> engineBroker(String servers) {
+        for (String flowBroker : entries(servers)) {
+            for (String engineBroker : engineBrokers) {
+                if (sameBroker(flowBroker, engineBroker)) {
+                    return Optional.of(flowBroker);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static boolean sameBroker(String a, String b) {
+        int colonA = a.lastIndexOf(':');
+        int colonB = b.lastIndexOf(':');
+        if (colonA <= 0 || colonB <= 0 || !a.substring(colonA + 1).equals(b.substring(colonB + 1))) {
+            return false;
+        }
+        String hostA = host(a.substring(0, colonA));
+        String hostB = host(b.substring(0, colonB));
+        if (hostA.equals(hostB)) {
+            return true;
+        }
+        List<InetAddress> addressesA = addresses(hostA);
+        List<InetAddress> addressesB = addresses(hostB);
+        boolean bothLocal = addressesA.stream().anyMatch(FlowKafkaReach::local)
+                && addressesB.stream().anyMatch(FlowKafkaReach::local);
+        return bothLocal || addressesA.stream().anyMatch(addressesB::contains);
+    }
+
+    private static List<String> entries(String servers) {
+        var entries = new ArrayList<String>();
+        for (String entry : servers.split(",")) {
+            String trimmed = entry.trim();
+            // a client may write its brokers with a security protocol, as listeners are written
+            int scheme = trimmed.indexOf("://");
+            if (!trimmed.isEmpty()) {
+                entries.add(scheme < 0 ? trimmed : trimmed.substring(scheme + 3));
+            }
+        }
+        return entries;
+    }
+
+    private static String host(String host) {
+        String name = host.trim().toLowerCase(Locale.ROOT);
+        if (name.startsWith("[") && name.endsWith("]")) {
+            name = name.substring(1, name.length() - 1);
+        }
+        return name.endsWith(".") ? name.substring(0, name.length() - 1) : name;
+    }
+
+    private static List<InetAddress> addresses(String host) {
+        try {
+            return List.of(InetAddress.getAllByName(host));
+        } catch (UnknownHostException | SecurityException e) {
+            return List.of(); // a broker that does not resolve is reached by no client
+        }
+    }
+
+    /** This machine: loopback, any-local, or one of its interfaces' addresses. */
+    private static boolean local(InetAddress address) {
+        try {
+            return address.isLoopbackAddress() || address.isAnyLocalAddress()
+                    || NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.millrace.serdes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.config.ConfigLoader;
+import io.millrace.config.MillraceConfig;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+class FlowKafkaReachTest {
+    private static final String PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule required"
+            + " username=\"u\" password=\"p\";";
+
+    private static FlowKafkaReach reach(String... settings) {
+        var all = new HashMap<String, String>(Map.of("bootstrap-servers", "localhost:19092", "topic-prefix", "engine."));
+        for (int i = 0; i < settings.length; i += 2) {
+            all.put(settings[i], settings[i + 1]);
+        }
+        MillraceConfig config = ConfigLoader.load(Map.of(), all, null);
+        return FlowKafkaReach.of(config);
+    }
+
+    private static Map<String, String> client(String... more) {
+        var properties = new HashMap<String, String>(Map.of("bootstrap.servers", "kafka.example:9092"));
+        for (int i = 0; i < more.length; i += 2) {
+            properties.put(more[i], more[i + 1]);
+        }
+        return properties;
+    }
+
+    @Test
+    void shouldRefuseConfigProvidersAndEveryKeyThatLoadsAClass() {
+        // given
+        FlowKafkaReach reach = reach();
+
+        // then
+        assertThat(reach.refusedSetting(client("config.providers", "file"))).hasValue("property"
+                + " 'properties.config.providers' is refused: Kafka's config providers would read this machine's files"
+                + " or environment, which no setting allows a flow to");
+        assertThat(reach.refusedSetting(client("config.providers.file.class", "x"))).isPresent();
+        for (String key : new String[] {"interceptor.classes", "sasl.login.callback.handler.class", "partitioner.class",
+                "Key.Serializer", "value.deserializer", "metric.reporters", "partition.assignment.strategy",
+                "security.providers", "ssl.engine.factory.class", "sasl.oauthbearer.jwt.retriever.class"}) {
+            assertThat(reach.refusedSetting(client(key, "com.example.Evil"))).as(key).hasValue("property 'properties."
+                    + key + "' is refused: it makes the Kafka client load Java classes, which no setting allows a flow to");
+        }
+        assertThat(reach.refusedSetting(client("acks", "all", "linger.ms", "5", "security.protocol", "SASL_SSL")))
+                .isEmpty();
+    }
+
+    @Test
+    void shouldAcceptKafkasOwnLoginModulesOnlyUnlessTheOperatorAllowsAny() {
+        // given
+        String jndi = "com.sun.security.auth.module.JndiLoginModule required user.provider.url=\"ldap://x\";";
+
+        // then
+        assertThat(reach().refusedSetting(client("sasl.jaas.config", PLAIN))).isEmpty();
+        assertThat(reach().refusedSetting(client("sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" password=\"p\";")))
+                .isEmpty();
+        assertThat(reach().refusedSetting(client("sasl.jaas.config", jndi))).hasValue("property"
+                + " 'properties.sasl.jaas.config' is refused: it names the login module"
+                + " com.sun.security.auth.module.JndiLoginModule; a flow may name only Kafka's PlainLoginModule,"
+                + " ScramLoginModule and OAuthBearerLoginModule unless the operator sets task-kafka-allow-jaas-config=true");
+        assertThat(reach().refusedSetting(client("sasl.jaas.config", PLAIN + " " + jndi))).isPresent();
+        assertThat(reach().refusedSetting(client("sasl.jaas.config", "not jaas at all")))
+                .hasValueSatisfying(why -> assertThat(why).contains("does not read as a JAAS configuration"));
+        assertThat(reach("task-kafka-allow-jaas-config", "true").refusedSetting(client("sasl.jaas.config", jndi)))
+                .isEmpty();
+    }
+
+    @Test
+    void shouldRefuseTheEnginesClusterByNameOrAddressUnlessTheOperatorAllowsIt() {
+        // given
+        FlowKafkaReach reach = reach();
+        FlowKafkaReach allowing = reach("task-kafka-allow-engine-cluster", "true");
+
+        // then
+        assertThat(reach.refusedSetting(client("bootstrap.servers", "other:9092, LOCALHOST:19092"))).hasValue("property"
+                + " 'properties.bootstrap.servers' is refused: 'LOCALHOST:19092' is a broker of the engine's own Kafka"
+                + " cluster, which a flow may reach only if the operator sets task-kafka-allow-engine-cluster=true");
+        assertThat(reach.refusedSetting(client("bootstrap.servers", "127.0.0.1:19092"))).isPresent();
+        assertThat(reach.refusedSetting(client("bootstrap.servers", "SASL_SSL://127.0.0.1:19092"))).isPresent();
+        assertThat(reach.refusedSetting(client("bootstrap.servers", "localhost:19093"))).isEmpty();
+        assertThat(allowing.refusedSetting(client("bootstrap.servers", "localhost:19092"))).isEmpty();
+    }
+
+    @Test
+    void shouldKeepTheEnginesTopicsAndGroupsClosedOnItsClusterEvenWhenItIsAllowed() {
+        // given
+        FlowKafkaReach allowing = reach("task-kafka-allow-engine-cluster", "true");
+        Map<String, String> engine = client("bootstrap.servers", "localhost:19092");
+        Map<String, String> elsewhere = client();
+
+        // then
+        assertThat(allowing.refusedTopic(engine, "topic", "engine.commands")).hasValue("property 'topic' is refused:"
+                + " topic 'engine.commands' is under the engine's topic prefix 'engine.' on the engine's own cluster,"
+                + " which no setting opens to a flow");
+        assertThat(allowing.refusedTopic(engine, "topic", "orders")).isEmpty();
+        assertThat(allowing.refusedTopic(elsewhere, "topic", "engine.commands")).isEmpty();
+        assertThat(allowing.refusedTopicPattern(engine, "topicPattern", Pattern.compile(".*"))).isPresent();
+        assertThat(allowing.refusedTopicPattern(engine, "topicPattern", Pattern.compile("engine\\.tasks\\..*")))
+                .hasValueSatisfying(why -> assertThat(why).contains("the engine's topic 'engine.tasks."));
+        assertThat(allowing.refusedTopicPattern(engine, "topicPattern", Pattern.compile("orders-.*"))).isEmpty();
+        assertThat(allowing.refusedGroup(engine, "groupId", "engine.executor")).isPresent();
+        assertThat(allowing.refusedGroup(engine, "groupId", "my-flow")).isEmpty();
+    }
+}
