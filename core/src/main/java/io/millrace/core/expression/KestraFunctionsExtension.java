@@ -30,6 +30,7 @@ final class KestraFunctionsExtension extends AbstractExtension {
                 "fromJson", new FromJsonFunction("fromJson"),
                 "json", new FromJsonFunction("json"),
                 CurrentEachOutputFunction.NAME, new CurrentEachOutputFunction(),
-                "errorLogs", new ErrorLogsFunction());
+                "errorLogs", new ErrorLogsFunction(),
+                SecretFunction.NAME, new SecretFunction());
     }
 }

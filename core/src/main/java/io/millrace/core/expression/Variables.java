@@ -20,7 +20,20 @@ public final class Variables {
      */
     public static final String ERROR_LOGS = "__errorLogs";
 
+    /**
+     * The reserved variable {@code secret('NAME')} resolves through: the {@link TaskSecrets} of the task run being
+     * rendered. Only the worker sets it ({@link #withSecrets}); a render without it cannot resolve a secret.
+     */
+    public static final String SECRETS = "__secrets";
+
     private Variables() {
+    }
+
+    /** A copy of {@code variables} in which {@code secret('NAME')} resolves through {@code secrets}. */
+    public static Map<String, Object> withSecrets(Map<String, Object> variables, TaskSecrets secrets) {
+        Map<String, Object> with = new LinkedHashMap<>(variables);
+        with.put(SECRETS, secrets);
+        return with;
     }
 
     public static Builder builder() {
