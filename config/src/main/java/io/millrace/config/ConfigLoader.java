@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -51,6 +52,7 @@ public final class ConfigLoader {
             Map.entry(TaskReach.HTTP_ALLOW, ""),
             Map.entry(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER, "false"),
             Map.entry(TaskReach.KAFKA_ALLOW_JAAS_CONFIG, "false"),
+            Map.entry("secrets-dir", ""),
             Map.entry("port", "8080"),
             Map.entry("management-port", "8081"),
             Map.entry("wait-timeout", "PT60S"),
@@ -176,7 +178,8 @@ public final class ConfigLoader {
                 expressionLimits(reader),
                 new TaskReach(reader.hostRules(TaskReach.HTTP_DENY), reader.hostRules(TaskReach.HTTP_ALLOW),
                         reader.bool(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER),
-                        reader.bool(TaskReach.KAFKA_ALLOW_JAAS_CONFIG)));
+                        reader.bool(TaskReach.KAFKA_ALLOW_JAAS_CONFIG)),
+                optionalPath(reader, "secrets-dir"));
     }
 
     private static RenderLimits expressionLimits(Reader reader) {
@@ -192,6 +195,12 @@ public final class ConfigLoader {
     private static Path stateDir(Reader reader) {
         String set = reader.values().get("state-dir").value();
         return set == null || set.isBlank() ? Path.of(reader.text("data-dir")).resolve("state") : Path.of(set.trim());
+    }
+
+    /** The path a setting names, or none when it is not set (or empty); whether it exists is for its user to check. */
+    private static Optional<Path> optionalPath(Reader reader, String key) {
+        String set = reader.values().get(key).value();
+        return set == null || set.isBlank() ? Optional.empty() : Optional.of(Path.of(set.trim()));
     }
 
     /**

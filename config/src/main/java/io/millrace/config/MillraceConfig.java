@@ -5,6 +5,7 @@ import io.millrace.core.expression.RenderLimits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -13,7 +14,8 @@ import java.util.OptionalInt;
  * understands them ({@code producer.linger.ms}, {@code consumer.fetch.max.wait.ms}, plain Streams keys).
  * {@code expressionLimits} bounds every template render of every role ({@code expression-*} settings,
  * see {@link RenderLimits}). {@code taskReach} is what flows' tasks and triggers may reach ({@code task-http-*},
- * {@code task-kafka-*} settings, see {@link TaskReach}).
+ * {@code task-kafka-*} settings, see {@link TaskReach}). {@code secretsDir} is the folder a worker reads secrets from,
+ * one file a secret ({@code secrets-dir}; none by default).
  */
 public record MillraceConfig(
         String bootstrapServers,
@@ -42,7 +44,8 @@ public record MillraceConfig(
         ExecutorLimits executorLimits,
         WorkerLimits workerLimits,
         RenderLimits expressionLimits,
-        TaskReach taskReach) {
+        TaskReach taskReach,
+        Optional<Path> secretsDir) {
 
     public static final String EXACTLY_ONCE_V2 = "exactly_once_v2";
     public static final String AT_LEAST_ONCE = "at_least_once";
@@ -60,14 +63,16 @@ public record MillraceConfig(
         return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
-                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach);
+                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach,
+                secretsDir);
     }
 
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
-                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach);
+                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach,
+                secretsDir);
     }
 
     public boolean exactlyOnce() {

@@ -230,6 +230,17 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void shouldReadNoSecretsDirByDefaultAndTheFolderSet() {
+        // when
+        MillraceConfig byDefault = MillraceConfig.defaults();
+        MillraceConfig set = ConfigLoader.load(Map.of("MILLRACE_SECRETS_DIR", " /etc/millrace/secrets "), Map.of(), null);
+
+        // then
+        assertThat(byDefault.secretsDir()).isEmpty();
+        assertThat(set.secretsDir()).contains(Path.of("/etc/millrace/secrets"));
+    }
+
+    @Test
     void shouldBoundRunningExecutionsByDefaultAndLetZeroTurnTheBoundOff() {
         // when
         int byDefault = MillraceConfig.defaults().executorLimits().maxRunningExecutions();

@@ -2,6 +2,7 @@ package io.millrace.worker;
 
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
+import io.millrace.core.expression.TaskSecrets;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import io.millrace.worker.task.TaskOutcome;
 import java.time.Duration;
@@ -24,6 +25,9 @@ import org.slf4j.LoggerFactory;
  * and logged with where it runs, and the thread is left to run on (Java cannot stop a thread); its result, if it ever
  * has one, is dropped. The thread is only ever interrupted while it runs this attempt, never once it went back to
  * the pool for another task.
+ * <p>
+ * The attempt's {@link TaskSecrets} hold the secrets its task resolved: its log masks them, and so does its final
+ * result (outputs and error) before it is logged or sent.
  */
 final class Attempt {
     /** How long an interrupted task may take to stop before it counts as abandoned. */
@@ -37,6 +41,7 @@ final class Attempt {
     private enum Run { RUNNING, RETURNED, ABANDONED }
 
     final TaskLogs.AttemptLog log;
+    final TaskSecrets secrets;
     private final WorkerTaskRecord task;
     private final Services services;
     /** Frees the attempt's slot once its final result is sent. */
@@ -50,9 +55,10 @@ final class Attempt {
     private ScheduledFuture<?> deadline;
 
     /** Made on the thread that runs the task: that thread is the one interrupted at the deadline. */
-    Attempt(WorkerTaskRecord task, TaskLogs.AttemptLog log, Services services, Runnable settled) {
+    Attempt(WorkerTaskRecord task, TaskLogs.AttemptLog log, TaskSecrets secrets, Services services, Runnable settled) {
         this.task = task;
         this.log = log;
+        this.secrets = secrets;
         this.services = services;
         this.settled = settled;
     }
@@ -84,7 +90,7 @@ final class Attempt {
 
     /**
      * Sends the final result unless one was sent already, a failure's error logged first; true when this call sent it.
-     * Heartbeats stop.
+     * Heartbeats stop. Its outputs and error are masked first.
      */
     boolean end(TaskOutcome outcome) {
         lock.lock();
@@ -94,10 +100,12 @@ final class Attempt {
             }
             ended = true;
             cancel(beating);
-            if (outcome.state() == State.FAILED && outcome.error() != null) {
-                log.log("ERROR", TaskRun.ownMessage(task.getTaskId(), outcome.error()));
+            String error = secrets.mask(outcome.error());
+            if (outcome.state() == State.FAILED && error != null) {
+                log.log("ERROR", TaskRun.ownMessage(task.getTaskId(), error));
             }
-            services.publisher().result(task, outcome.state(), outcome.outputs(), outcome.error(), settled);
+            services.publisher().result(task, outcome.state(), secrets.maskOutputs(outcome.outputs()), error,
+                    secrets::mask, settled);
             services.metrics().ended(task.getTaskType(), outcome.state(), System.nanoTime() - startedNanos);
             return true;
         } finally {

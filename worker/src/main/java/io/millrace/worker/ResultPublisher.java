@@ -9,6 +9,7 @@ import io.millrace.serdes.avro.WorkerTaskRecord;
 import java.time.Instant;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
@@ -43,13 +44,16 @@ final class ResultPublisher {
      * A result that cannot be encoded or produced (outputs that are not JSON, a record too large) is replaced by
      * a FAILED one saying so. If even that fails, it is logged and given up: the executor re-dispatches the
      * attempt when its lease expires, whereas holding its offset back would make a restart re-run every later task.
+     * {@code outputs} and {@code error} come masked; {@code mask} masks the error of the FAILED result that replaces
+     * one, whose cause may quote them.
      */
-    void result(WorkerTaskRecord task, State state, Map<String, Object> outputs, String error, Runnable settled) {
+    void result(WorkerTaskRecord task, State state, Map<String, Object> outputs, String error,
+            UnaryOperator<String> mask, Runnable settled) {
         byte[] value;
         try {
             value = encode(task, state, outputs, error);
         } catch (RuntimeException e) {
-            fallback(task, state, e, settled);
+            fallback(task, state, e, mask, settled);
             return;
         }
         produce(task, state, value, e -> {
@@ -57,14 +61,15 @@ final class ResultPublisher {
                 settled.run();
             } else {
                 // not on the producer's I/O thread, where a send that blocks would stall every other send
-                Thread.startVirtualThread(() -> fallback(task, state, e, settled));
+                Thread.startVirtualThread(() -> fallback(task, state, e, mask, settled));
             }
         });
     }
 
-    private void fallback(WorkerTaskRecord task, State state, Exception cause, Runnable settled) {
-        String error = "Task '" + task.getTaskId() + "': its " + state + " result could not be produced: "
-                + cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    private void fallback(WorkerTaskRecord task, State state, Exception cause, UnaryOperator<String> mask,
+            Runnable settled) {
+        String error = mask.apply("Task '" + task.getTaskId() + "': its " + state + " result could not be produced: "
+                + cause.getClass().getSimpleName() + ": " + cause.getMessage());
         produce(task, State.FAILED, encode(task, State.FAILED, Map.of(), error), e -> settled.run());
     }
 

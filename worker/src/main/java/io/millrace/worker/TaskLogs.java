@@ -1,5 +1,6 @@
 package io.millrace.worker;
 
+import io.millrace.core.expression.TaskSecrets;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.LogRecord;
 import io.millrace.serdes.avro.WorkerTaskRecord;
@@ -18,6 +19,7 @@ import org.slf4j.event.Level;
  * serves them, and to SLF4J (logger {@code io.millrace.task}). A task's {@code logLevel} is the least level it keeps.
  * Bounded: an attempt keeps at most {@link #MAX_LINES} lines of at most {@link #MAX_MESSAGE_CHARS} characters each;
  * the line that passes the bound says so. Sending never blocks the task on the broker and never fails it.
+ * A line is masked ({@link TaskSecrets#mask}) before it goes anywhere, so no secret the attempt resolved is printed.
  */
 final class TaskLogs {
     static final int MAX_LINES = 10_000;
@@ -33,20 +35,26 @@ final class TaskLogs {
         this.topic = topic;
     }
 
-    /** The log of one attempt; its flow is known once the task record's variables are read. */
-    AttemptLog attempt(WorkerTaskRecord task) {
-        return new AttemptLog(task);
+    /**
+     * The log of one attempt; its flow is known once the task record's variables are read.
+     *
+     * @param secrets the attempt's secrets: every line is masked with them
+     */
+    AttemptLog attempt(WorkerTaskRecord task, TaskSecrets secrets) {
+        return new AttemptLog(task, secrets);
     }
 
     final class AttemptLog implements TaskLogger {
         private final WorkerTaskRecord task;
+        private final TaskSecrets secrets;
         private final AtomicInteger lines = new AtomicInteger();
         private volatile String namespace;
         private volatile String flowId;
         private volatile Level least = Level.TRACE;
 
-        private AttemptLog(WorkerTaskRecord task) {
+        private AttemptLog(WorkerTaskRecord task, TaskSecrets secrets) {
             this.task = task;
+            this.secrets = secrets;
         }
 
         /** The flow the attempt belongs to, and the task's {@code logLevel} (null: every level). */
@@ -62,13 +70,14 @@ final class TaskLogs {
             if (parsed.toInt() < least.toInt()) {
                 return;
             }
+            // masked before it is cut: a cut must not leave a secret's start unmasked
+            String text = message == null ? "null" : secrets.mask(message);
             LOG.atLevel(parsed).log("[execution {} task {} attempt {}] {}", task.getExecutionId(), task.getTaskId(),
-                    task.getAttempt(), message);
+                    task.getAttempt(), text);
             int line = lines.incrementAndGet();
             if (line > MAX_LINES) {
                 return;
             }
-            String text = message == null ? "null" : message;
             if (text.length() > MAX_MESSAGE_CHARS) {
                 text = text.substring(0, MAX_MESSAGE_CHARS) + " [cut at " + MAX_MESSAGE_CHARS + " characters]";
             }

@@ -1,6 +1,9 @@
 package io.millrace.worker;
 
 import io.millrace.core.expression.Expressions;
+import io.millrace.core.expression.SecretSource;
+import io.millrace.core.expression.TaskSecrets;
+import io.millrace.core.expression.Variables;
 import io.millrace.core.flow.TaskTypes;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.Topics;
@@ -34,12 +37,15 @@ import org.slf4j.LoggerFactory;
  * An attempt interrupted by {@link #stop()} produces nothing: the executor re-dispatches it after its lease. A kill
  * ({@link KillListener}) interrupts the attempts of that execution running here, each ended FAILED as at a deadline.
  * A record whose value is not a task record is dead-lettered ({@link TaskDeadLetters}) and its offset committed.
+ * Each attempt gets its own {@link TaskSecrets}: its task's properties resolve {@code secret('NAME')} through them (and
+ * nothing else does), and its logs, outputs and error are masked with the values they gave.
  */
 final class TaskRunner implements PollLoop.Starter {
     private static final Logger LOG = LoggerFactory.getLogger(TaskRunner.class);
 
     private final TaskRegistry registry;
     private final Expressions expressions;
+    private final SecretSource secrets;
     private final Attempt.Services services;
     private final TaskLogs logs;
     private final TaskDeadLetters deadLetters;
@@ -53,11 +59,13 @@ final class TaskRunner implements PollLoop.Starter {
     /**
      * @param defaultLease the lease of a task record that carries none (heartbeats go every third of it)
      * @param taskMaxDuration the longest any attempt runs ({@code task-max-duration})
+     * @param secrets where {@code secret('NAME')} finds values
      */
-    TaskRunner(TaskRegistry registry, Expressions expressions, Attempt.Services services, TaskLogs logs,
-               TaskDeadLetters deadLetters, Duration defaultLease, Duration taskMaxDuration) {
+    TaskRunner(TaskRegistry registry, Expressions expressions, SecretSource secrets, Attempt.Services services,
+               TaskLogs logs, TaskDeadLetters deadLetters, Duration defaultLease, Duration taskMaxDuration) {
         this.registry = registry;
         this.expressions = expressions;
+        this.secrets = secrets;
         this.services = services;
         this.logs = logs;
         this.deadLetters = deadLetters;
@@ -99,7 +107,8 @@ final class TaskRunner implements PollLoop.Starter {
         }
         services.metrics().started(task.getTaskType(),
                 System.currentTimeMillis() - task.getDispatchedAt().toEpochMilli());
-        var attempt = new Attempt(task, logs.attempt(task), services, () -> slot.done(true));
+        var taskSecrets = new TaskSecrets(secrets);
+        var attempt = new Attempt(task, logs.attempt(task, taskSecrets), taskSecrets, services, () -> slot.done(true));
         running.computeIfAbsent(task.getExecutionId(), id -> ConcurrentHashMap.newKeySet()).add(attempt);
         attempt.beatEvery(heartbeatPeriodMillis(task));
         TaskOutcome outcome;
@@ -140,7 +149,7 @@ final class TaskRunner implements PollLoop.Starter {
         Map<String, Object> variables;
         try {
             properties = Json.readMap(task.getPropertiesJson());
-            variables = Json.readMap(task.getVariablesJson());
+            variables = Variables.withSecrets(Json.readMap(task.getVariablesJson()), attempt.secrets);
         } catch (IllegalArgumentException e) {
             return TaskOutcome.failed("Task '" + task.getTaskId() + "': unreadable task record: " + e.getMessage());
         }

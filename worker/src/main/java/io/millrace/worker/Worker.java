@@ -65,7 +65,9 @@ public final class Worker implements AutoCloseable {
             this.metrics = new WorkerMetrics(registry, group, tasks.types());
             var services = new Attempt.Services(new ResultPublisher(producer, topics.results().name(), workerId),
                     heartbeats, metrics);
-            var runner = new TaskRunner(tasks, new Expressions(config.expressionLimits()), services, new TaskLogs(producer, topics.logs().name()),
+            var runner = new TaskRunner(tasks, new Expressions(config.expressionLimits()),
+                    WorkerSecrets.of(System.getenv(), config.secretsDir()), services,
+                    new TaskLogs(producer, topics.logs().name()),
                     new TaskDeadLetters(producer, topics.deadLetters().name(), metrics), config.lease(),
                     config.workerLimits().taskMaxDuration());
             // Values stay bytes until a task thread decodes them: a bad record must not break poll().

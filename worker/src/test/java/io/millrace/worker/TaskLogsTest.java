@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import io.millrace.config.MillraceConfig;
+import io.millrace.core.expression.TaskSecrets;
 import io.millrace.core.flow.TaskTypes;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.LogRecord;
@@ -80,7 +81,8 @@ class TaskLogsTest {
         // given (a unit check of the bound: the producer here only records what would be sent)
         var producer = new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
         var logs = new TaskLogs(producer, "logs");
-        var attempt = logs.attempt(task("e", "t", TaskTypes.LOG, Map.of(), Map.of(), LEASE));
+        var attempt = logs.attempt(task("e", "t", TaskTypes.LOG, Map.of(), Map.of(), LEASE),
+                new TaskSecrets(name -> name));
 
         // when
         attempt.log("INFO", "x".repeat(TaskLogs.MAX_MESSAGE_CHARS + 1));
