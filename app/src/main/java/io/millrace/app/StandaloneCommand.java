@@ -33,8 +33,7 @@ final class StandaloneCommand implements Callable<Integer> {
         EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(data.resolve("kafka"), kafkaPort, true);
         Engine engine;
         try {
-            MillraceConfig config = base.withBootstrapServers(broker.bootstrapServers()).withStateDir(data.resolve("state"));
-            engine = Engine.start(config);
+            engine = Engine.start(engineConfig(base, broker.bootstrapServers(), data));
         } catch (Exception | Error e) {
             broker.close();
             throw e;
@@ -48,5 +47,13 @@ final class StandaloneCommand implements Callable<Integer> {
                 : "The API requires a bearer token (Authorization: Bearer <token>) and listens on every interface.");
         RoleCommand.Lifecycle.runUntilStopped(engine, broker);
         return 0;
+    }
+
+    /**
+     * The engine's settings on the embedded broker: its state under the data folder, and flows allowed to reach the
+     * broker (the only Kafka a laptop has) unless the operator said otherwise.
+     */
+    static MillraceConfig engineConfig(MillraceConfig base, String bootstrapServers, Path data) {
+        return base.withBootstrapServers(bootstrapServers).withStateDir(data.resolve("state")).inStandalone();
     }
 }

@@ -50,7 +50,7 @@ public final class ConfigLoader {
             Map.entry("worker-max-abandoned-tasks", "4"),
             Map.entry(TaskReach.HTTP_DENY, ""),
             Map.entry(TaskReach.HTTP_ALLOW, ""),
-            Map.entry(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER, "false"),
+            Map.entry(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER, ""),
             Map.entry(TaskReach.KAFKA_ALLOW_JAAS_CONFIG, "false"),
             Map.entry("secrets-dir", ""),
             Map.entry("port", "8080"),
@@ -177,8 +177,10 @@ public final class ConfigLoader {
                         reader.positive("jsonata-max-depth"), reader.nonNegative("worker-max-abandoned-tasks")),
                 expressionLimits(reader),
                 new TaskReach(reader.hostRules(TaskReach.HTTP_DENY), reader.hostRules(TaskReach.HTTP_ALLOW),
-                        reader.bool(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER),
-                        reader.bool(TaskReach.KAFKA_ALLOW_JAAS_CONFIG)),
+                        reader.isSet(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER)
+                                && reader.bool(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER),
+                        reader.bool(TaskReach.KAFKA_ALLOW_JAAS_CONFIG),
+                        reader.isSet(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER)),
                 optionalPath(reader, "secrets-dir"));
     }
 
@@ -336,6 +338,12 @@ public final class ConfigLoader {
                 // reported below
             }
             throw invalid(key, expected);
+        }
+
+        /** Whether {@code key} has a value other than blank. */
+        boolean isSet(String key) {
+            String value = values.get(key).value();
+            return value != null && !value.isBlank();
         }
 
         boolean bool(String key) {

@@ -67,6 +67,15 @@ public record MillraceConfig(
                 secretsDir);
     }
 
+    /** As standalone runs: what tasks may reach as {@link TaskReach#inStandalone}. */
+    public MillraceConfig inStandalone() {
+        return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
+                streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
+                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
+                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits,
+                taskReach.inStandalone(), secretsDir);
+    }
+
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,

@@ -216,6 +216,9 @@ class ConfigLoaderTest {
         assertThat(defaults.httpDeny().isEmpty()).isTrue();
         assertThat(defaults.httpAllow().isEmpty()).isTrue();
         assertThat(defaults.kafkaAllowEngineCluster()).isFalse();
+        assertThat(defaults.inStandalone().kafkaAllowEngineCluster()).as("standalone, not set").isTrue();
+        assertThat(ConfigLoader.load(Map.of(), Map.of("task-kafka-allow-engine-cluster", "false"), null).taskReach()
+                .inStandalone().kafkaAllowEngineCluster()).as("standalone, set to false").isFalse();
         assertThat(defaults.kafkaAllowAnyLoginModule()).isFalse();
         assertThat(set.httpDeny().matchesAddress(HostRules.literal("127.0.0.2"))).isTrue();
         assertThat(set.httpAllow().matchesName("kafka.default.svc.cluster.local")).isTrue();

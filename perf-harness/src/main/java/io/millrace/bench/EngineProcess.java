@@ -67,9 +67,7 @@ final class EngineProcess implements AutoCloseable {
             Path data = workDir.resolve("data");
             stateDirs.add(data.resolve("state"));
             var args = new ArrayList<>(List.of("standalone", "--data-dir", data.toString(), "--port", "0",
-                    "--kafka-port", Integer.toString(freePort()), "--set", "management-port=0",
-                    // the trigger workloads' topics are on the engine's own broker
-                    "--set", "task-kafka-allow-engine-cluster=true"));
+                    "--kafka-port", Integer.toString(freePort()), "--set", "management-port=0"));
             addSettings(args, settings);
             Path standaloneLog = logDir.resolve("engine-standalone.log");
             List<String> standaloneCommand = command(mainClass, build, args);

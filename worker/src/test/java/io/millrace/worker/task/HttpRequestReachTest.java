@@ -131,7 +131,7 @@ class HttpRequestReachTest {
 
     private static HttpRequestTask task(boolean standalone, String deny, String allow, HttpTargets.Resolver resolver) {
         var reach = new TaskReach(HostRules.parse("task-http-deny", deny), HostRules.parse("task-http-allow", allow),
-                false, false);
+                false, false, true);
         return new HttpRequestTask(new HttpTargets(reach, standalone, List.of(), resolver), trustingTestCertificate);
     }
 

@@ -34,7 +34,7 @@ class HttpTargetsTest {
 
     private static HttpTargets targets(boolean standalone, String deny, String allow) {
         var reach = new TaskReach(HostRules.parse("task-http-deny", deny), HostRules.parse("task-http-allow", allow),
-                false, false);
+                false, false, true);
         return new HttpTargets(reach, standalone, List.of("kafka-0.kafka:9092"), TABLE);
     }
 
@@ -114,7 +114,7 @@ class HttpTargetsTest {
         var lookups = new AtomicInteger();
         HttpTargets.Resolver rebinding = host -> new InetAddress[] {
                 HostRules.literal(lookups.getAndIncrement() == 0 ? "93.184.216.34" : "169.254.169.254")};
-        var targets = new HttpTargets(new TaskReach(HostRules.NONE, HostRules.NONE, false, false), true, List.of(),
+        var targets = new HttpTargets(new TaskReach(HostRules.NONE, HostRules.NONE, false, false, true), true, List.of(),
                 rebinding);
 
         // when
