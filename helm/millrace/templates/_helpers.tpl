@@ -299,6 +299,7 @@ affinity:
   "topic-prefix" .Values.kafka.topicPrefix
   "partitions" .Values.kafka.partitions
   "replication-factor" .Values.kafka.replicationFactor
+  "min-insync-replicas" .Values.kafka.minInsyncReplicas
   "state-dir" (include "millrace.stateDir" .)
   "port" .Values.gateway.port
   "management-port" .Values.managementPort }}

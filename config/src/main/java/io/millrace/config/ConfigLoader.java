@@ -33,6 +33,7 @@ public final class ConfigLoader {
             Map.entry("topic-prefix", "millrace."),
             Map.entry("partitions", "4"),
             Map.entry("replication-factor", "1"),
+            Map.entry("min-insync-replicas", "0"),
             Map.entry("processing-guarantee", MillraceConfig.EXACTLY_ONCE_V2),
             Map.entry("stream-threads", "2"),
             Map.entry("poll-ms", "5"),
@@ -181,7 +182,19 @@ public final class ConfigLoader {
                                 && reader.bool(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER),
                         reader.bool(TaskReach.KAFKA_ALLOW_JAAS_CONFIG),
                         reader.isSet(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER)),
-                optionalPath(reader, "secrets-dir"));
+                optionalPath(reader, "secrets-dir"),
+                minInsyncReplicas(reader));
+    }
+
+    /** {@code min-insync-replicas}: 0, or at most {@code replication-factor}, else no write could ever be taken. */
+    private static int minInsyncReplicas(Reader reader) {
+        int min = reader.nonNegative("min-insync-replicas");
+        int replicas = reader.positive("replication-factor");
+        if (min > replicas) {
+            throw reader.invalid("min-insync-replicas", "0 (the brokers' default) or at most replication-factor ("
+                    + replicas + "): a topic with fewer replicas than it needs in sync takes no writes");
+        }
+        return min;
     }
 
     private static RenderLimits expressionLimits(Reader reader) {

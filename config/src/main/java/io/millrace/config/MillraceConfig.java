@@ -15,7 +15,8 @@ import java.util.OptionalInt;
  * {@code expressionLimits} bounds every template render of every role ({@code expression-*} settings,
  * see {@link RenderLimits}). {@code taskReach} is what flows' tasks and triggers may reach ({@code task-http-*},
  * {@code task-kafka-*} settings, see {@link TaskReach}). {@code secretsDir} is the folder a worker reads secrets from,
- * one file a secret ({@code secrets-dir}; none by default).
+ * one file a secret ({@code secrets-dir}; none by default). {@code minInsyncReplicas} is the
+ * {@code min.insync.replicas} of every topic the roles create ({@code min-insync-replicas}; 0: the brokers' default).
  */
 public record MillraceConfig(
         String bootstrapServers,
@@ -45,7 +46,8 @@ public record MillraceConfig(
         WorkerLimits workerLimits,
         RenderLimits expressionLimits,
         TaskReach taskReach,
-        Optional<Path> secretsDir) {
+        Optional<Path> secretsDir,
+        int minInsyncReplicas) {
 
     public static final String EXACTLY_ONCE_V2 = "exactly_once_v2";
     public static final String AT_LEAST_ONCE = "at_least_once";
@@ -64,7 +66,7 @@ public record MillraceConfig(
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
                 triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach,
-                secretsDir);
+                secretsDir, minInsyncReplicas);
     }
 
     /** As standalone runs: what tasks may reach as {@link TaskReach#inStandalone}. */
@@ -73,7 +75,7 @@ public record MillraceConfig(
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
                 triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits,
-                taskReach.inStandalone(), secretsDir);
+                taskReach.inStandalone(), secretsDir, minInsyncReplicas);
     }
 
     public MillraceConfig withStateDir(Path dir) {
@@ -81,7 +83,7 @@ public record MillraceConfig(
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
                 triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach,
-                secretsDir);
+                secretsDir, minInsyncReplicas);
     }
 
     public boolean exactlyOnce() {

@@ -285,6 +285,10 @@ class ConfigLoaderTest {
                         + " (e.g. openssl rand -hex 32), but one has 12");
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("access-file", dir.resolve("none").toString()), null))
                 .hasMessage("Unable to read access-file " + dir.resolve("none") + " (from --access-file): no such file");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("min-insync-replicas", "2"), null))
+                .hasMessage("Expected min-insync-replicas to be 0 (the brokers' default) or at most replication-factor"
+                        + " (1): a topic with fewer replicas than it needs in sync takes no writes, but got '2'"
+                        + " (from --min-insync-replicas)");
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("max-request-header-bytes", "100"), null))
                 .hasMessageContaining("Expected max-request-header-bytes to be a whole number of 1024 or more");
     }

@@ -18,10 +18,17 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.streams.StreamsConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Creates the topics a role needs, with the configured partitions and replication; existing ones are kept. */
 public final class TopicAdmin {
     private static final Duration LEADERS_WAIT = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(TopicAdmin.class);
     private TopicAdmin() {
     }
 
@@ -40,9 +47,10 @@ public final class TopicAdmin {
      */
     public static void ensure(MillraceConfig config, Collection<Topics.Topic<?>> topics) {
         try (Admin admin = Admin.create(adminProperties(config))) {
+            warnIfNotDurable(admin, config);
             List<NewTopic> wanted = topics.stream()
                     .map(t -> new NewTopic(t.name(), Optional.of(config.partitions()), Optional.of(config.replicationFactor()))
-                            .configs(t.configs()))
+                            .configs(topicConfigs(config, t.configs())))
                     .toList();
             var created = new ArrayList<String>();
             admin.createTopics(wanted).values().forEach((name, future) -> {
@@ -59,6 +67,55 @@ public final class TopicAdmin {
                 }
             });
             awaitWritable(admin, created);
+        }
+    }
+
+    /** A topic's own configs, and {@code min.insync.replicas} when {@code min-insync-replicas} is set. */
+    static Map<String, String> topicConfigs(MillraceConfig config, Map<String, String> own) {
+        var configs = new HashMap<>(own);
+        if (config.minInsyncReplicas() > 0) {
+            configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(config.minInsyncReplicas()));
+        }
+        return configs;
+    }
+
+    /**
+     * The replication of the topics a Kafka Streams application creates (changelogs, repartitions), as of the engine's
+     * own: {@code replication.factor} and, when set, {@code topic.min.insync.replicas}.
+     */
+    public static Map<String, Object> internalTopics(MillraceConfig config) {
+        var props = new HashMap<String, Object>();
+        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
+        if (config.minInsyncReplicas() > 0) {
+            props.put(StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG), config.minInsyncReplicas());
+        }
+        return props;
+    }
+
+    /**
+     * What a role started with these replication settings on a cluster of {@code brokers} risks, or null: one replica
+     * on a cluster that could keep more loses what a start's {@code 200} promised with the broker that holds it.
+     */
+    static String durabilityWarning(int brokers, MillraceConfig config) {
+        if (brokers > 1 && config.replicationFactor() == 1) {
+            return "replication-factor is 1 on a cluster of " + brokers + " brokers: the loss of one broker loses the"
+                    + " commands, executions and state it holds, starts acknowledged included. Set replication-factor"
+                    + " 3 and min-insync-replicas 2 (docs/kubernetes.md, Durability)";
+        }
+        return null;
+    }
+
+    private static void warnIfNotDurable(Admin admin, MillraceConfig config) {
+        try {
+            int brokers = admin.describeCluster().nodes().get(LEADERS_WAIT.toSeconds(), TimeUnit.SECONDS).size();
+            String warning = durabilityWarning(brokers, config);
+            if (warning != null) {
+                LOG.warn(warning);
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("Unable to count the cluster's brokers to check the topics' replication: {}", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -19,6 +20,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
@@ -40,6 +42,37 @@ class TopicAdminTest {
                 .containsEntry("request.timeout.ms", "5000")
                 .doesNotContainKey("producer.linger.ms")
                 .doesNotContainKey("linger.ms");
+    }
+
+    @Test
+    void shouldCreateEveryTopicWithTheMinInsyncReplicasSetAndWarnOfOneReplicaOnSeveralBrokers() throws Exception {
+        // given
+        String servers = EmbeddedKafkaBroker.shared().bootstrapServers();
+        String prefix = "durable" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        var config = ConfigLoader.load(Map.of(), Map.of("bootstrap-servers", servers, "topic-prefix", prefix,
+                "min-insync-replicas", "1"), null);
+        String topic = Topics.of(config).commands().name();
+
+        // when
+        TopicAdmin.ensure(config, List.of(Topics.of(config).commands()));
+
+        // then: set on the topic itself, not the broker's default
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers))) {
+            var resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+            ConfigEntry entry = admin.describeConfigs(List.of(resource)).all().get().get(resource)
+                    .get("min.insync.replicas");
+            assertThat(entry.value()).isEqualTo("1");
+            assertThat(entry.source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        }
+        assertThat(TopicAdmin.internalTopics(config)).containsEntry("replication.factor", 1)
+                .containsEntry("topic.min.insync.replicas", 1);
+        assertThat(TopicAdmin.internalTopics(ConfigLoader.load(Map.of(), Map.of(), null)))
+                .doesNotContainKey("topic.min.insync.replicas");
+        assertThat(TopicAdmin.durabilityWarning(3, config)).startsWith("replication-factor is 1 on a cluster of 3"
+                + " brokers: the loss of one broker loses");
+        assertThat(TopicAdmin.durabilityWarning(1, config)).isNull();
+        assertThat(TopicAdmin.durabilityWarning(3, ConfigLoader.load(Map.of(), Map.of("replication-factor", "3",
+                "min-insync-replicas", "2"), null))).isNull();
     }
 
     /**

@@ -7,6 +7,7 @@ import io.millrace.core.decide.Decider;
 import io.millrace.core.decide.DeciderSettings;
 import io.millrace.core.expression.Expressions;
 import io.millrace.serdes.AvroSerde;
+import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.FlowRecord;
@@ -150,7 +151,7 @@ public final class ExecutorTopology {
         props.put(StreamsConfig.POLL_MS_CONFIG, config.pollMs());
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.commitIntervalMs());
         props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().resolve("executor").toString());
-        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
+        props.putAll(TopicAdmin.internalTopics(config));
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterDeserializationHandler.class);
         props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterProductionHandler.class);

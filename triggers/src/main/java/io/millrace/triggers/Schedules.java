@@ -8,6 +8,7 @@ import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.ScheduleSpec;
 import io.millrace.core.flow.TriggerDef;
 import io.millrace.core.flow.TriggerTypes;
+import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.Json;
@@ -85,7 +86,7 @@ final class Schedules {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, config.processingGuarantee());
         props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().resolve("triggers").toString());
-        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) config.replicationFactor());
+        props.putAll(TopicAdmin.internalTopics(config));
         props.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         // a flow record that does not decode is skipped, logged and counted (kafka_stream_task_dropped_records_total):
