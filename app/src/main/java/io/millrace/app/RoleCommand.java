@@ -31,6 +31,11 @@ abstract class RoleCommand implements Callable<Integer> {
 
     abstract Started start(MillraceConfig config, MeterRegistry registry) throws Exception;
 
+    /** The ports the role listens on, by the option or setting that chooses each. */
+    Map<String, Integer> ports(MillraceConfig config) {
+        return Map.of(Ports.MANAGEMENT, config.managementPort());
+    }
+
     @Override
     public Integer call() throws Exception {
         Running running = launch(options.load(Map.of()));
@@ -55,6 +60,7 @@ abstract class RoleCommand implements Callable<Integer> {
 
     /** Starts the management server, then the role with its metrics in the server's registry. */
     Running launch(MillraceConfig config) throws Exception {
+        Ports.requireFree(ports(config));
         PrometheusMeterRegistry registry = ManagementServer.newRegistry();
         ManagementServer management = ManagementServer.start(registry, Gateway.EVERY_INTERFACE, config.managementPort());
         Started started;
@@ -69,7 +75,7 @@ abstract class RoleCommand implements Callable<Integer> {
         return new Running(started.role(), management);
     }
 
-    @Command(name = "executor", description = "Run the executor (Kafka Streams) against an external Kafka.")
+    @Command(name = "executor", mixinStandardHelpOptions = true, description = "Run the executor (Kafka Streams) against an external Kafka.")
     static final class ExecutorCommand extends RoleCommand {
         @Override
         Started start(MillraceConfig config, MeterRegistry registry) {
@@ -79,7 +85,7 @@ abstract class RoleCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "worker", description = "Run a worker for one worker group against an external Kafka.")
+    @Command(name = "worker", mixinStandardHelpOptions = true, description = "Run a worker for one worker group against an external Kafka.")
     static final class WorkerCommand extends RoleCommand {
         @Override
         Started start(MillraceConfig config, MeterRegistry registry) {
@@ -89,8 +95,13 @@ abstract class RoleCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "gateway", description = "Run the REST gateway against an external Kafka (needs access-file, auth-tokens or auth-tokens-file).")
+    @Command(name = "gateway", mixinStandardHelpOptions = true, description = "Run the REST gateway against an external Kafka (needs access-file, auth-tokens or auth-tokens-file).")
     static final class GatewayCommand extends RoleCommand {
+        @Override
+        Map<String, Integer> ports(MillraceConfig config) {
+            return Map.of("--port", config.port(), Ports.MANAGEMENT, config.managementPort());
+        }
+
         @Override
         Started start(MillraceConfig config, MeterRegistry registry) {
             Gateway gateway = Gateway.start(config, registry);
@@ -99,7 +110,7 @@ abstract class RoleCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "triggers", description = "Run the flows' triggers (Kafka) against an external Kafka.")
+    @Command(name = "triggers", mixinStandardHelpOptions = true, description = "Run the flows' triggers (Kafka) against an external Kafka.")
     static final class TriggersCommand extends RoleCommand {
         @Override
         Started start(MillraceConfig config, MeterRegistry registry) {

@@ -11,7 +11,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** A real Kafka broker, the executor, a worker and the gateway in one JVM, all data under one folder. */
-@Command(name = "standalone", description = "Run everything in one process with an embedded Kafka broker.")
+@Command(name = "standalone", mixinStandardHelpOptions = true, description = "Run everything in one process with an embedded Kafka broker.")
 final class StandaloneCommand implements Callable<Integer> {
     @Mixin
     CommonOptions options;
@@ -28,6 +28,8 @@ final class StandaloneCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         MillraceConfig base = options.load(dataDir == null ? Map.of() : Map.of("data-dir", dataDir.toString()));
         Path data = base.dataDir().toAbsolutePath();
+        Ports.requireFree(Map.of("--kafka-port", kafkaPort, "--port", base.port(), Ports.MANAGEMENT,
+                base.managementPort()));
         System.out.println("Millrace standalone: starting Kafka (data in " + data + ")...");
         // the users' own topics (a trigger's, a producer's) appear on first use, as with Kafka's defaults
         EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(data.resolve("kafka"), kafkaPort, true);
