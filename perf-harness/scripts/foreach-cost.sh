@@ -29,7 +29,8 @@ PY
 printf '%8s %8s %9s %22s %22s\n' values runs wall_s executor_ms_per_run process_ms_per_run
 for round in 1 2; do
   for n in ${sizes[@]}; do
-    curl -sf -X POST --data-binary @- "http://localhost:$port/api/v1/flows" >/dev/null <<YAML
+    curl -sf -X POST -H 'Content-Type: application/x-yaml' --data-binary @- "http://localhost:$port/api/v1/flows" \
+        >/dev/null <<YAML
 id: foreach-$n
 namespace: bench.cost
 tasks:
@@ -41,7 +42,7 @@ tasks:
       - {id: log, type: io.kestra.plugin.core.log.Log, message: "{{ taskrun.value }}"}
 YAML
     read -r e0 p0 < <(cpu); t0=$(date +%s.%N)
-    runs=$(curl -sf -X POST "http://localhost:$port/api/v1/executions/bench.cost/foreach-$n?wait=true&timeout=PT600S" \
+    runs=$(curl -sf -X POST -H 'Content-Type: application/json' "http://localhost:$port/api/v1/executions/bench.cost/foreach-$n?wait=true&timeout=PT600S" \
         | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["state"]["current"] == "SUCCESS", d["state"]; print(len(d["taskRunList"]))')
     t1=$(date +%s.%N); read -r e1 p1 < <(cpu)
     [ "$round" = 2 ] && python3 -c "print('%8d %8d %9.2f %22.3f %22.3f' % ($n, $runs, $t1 - $t0, ($e1 - $e0) / $runs, ($p1 - $p0) / $runs))"

@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * the call needs on the namespace it reaches ({@link Role}; else 403 naming the grant): searches and log streams hold
  * only what it may see. Every change is written to the audit trail ({@link Audit}). Bodies, headers and waiters
  * are bounded ({@link ApiAccess}: 413, 431, 429), and starts are refused while the executor is behind
- * ({@link Admission}: 503 with {@code Retry-After}).
+ * ({@link Admission}: 503 with {@code Retry-After}). A write ({@code POST}, {@code PUT}) but a webhook's declares JSON
+ * or YAML ({@link WriteTypes}: else 415); an open API answers this machine's pages alone ({@link LocalOnly}: else 403);
+ * {@code cors-allowed-origins} lets the pages of other origins call it.
  *
  * <pre>
  * GET  /health                                   200 {"status":"UP"} | 503
@@ -83,6 +85,8 @@ final class HttpApi {
     private static final Principal OPEN = Principal.everywhere("anonymous", Role.ADMIN);
     /** A webhook's path up to its key, and the key. */
     private static final Pattern WEBHOOK_KEY = Pattern.compile("^(/api/v1/executions/webhook/[^/]+/[^/]+/)[^/]+");
+    /** The resume route, which takes Kestra's form too. */
+    private static final Pattern RESUME = Pattern.compile("/api/v1/executions/[^/]+/resume");
     /** The webhook route exactly: three segments, none of them a dot segment. */
     private static final Pattern WEBHOOK =
             Pattern.compile("/api/v1/executions/webhook/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}$)[^/]+");
@@ -123,11 +127,30 @@ final class HttpApi {
             });
         });
 
-        // Every /api/v1 call, routed or not, but a webhook's, which its key authenticates.
+        // An open API answers this machine's pages alone, whatever the path (LocalOnly).
+        if (!access.tokensConfigured()) {
+            var local = new LocalOnly(access);
+            app.before(ctx -> local.check(ctx.header("Host"), ctx.header("Origin")));
+        }
+        boolean cors = !access.corsAllowedOrigins().isEmpty();
+        if (cors) {
+            var rules = new Cors(access.corsAllowedOrigins());
+            app.before(rules::headers);
+            app.options("/*", rules::preflight);
+        }
+        // Every /api/v1 call, routed or not, but a webhook's, which its key authenticates, and a CORS preflight.
         app.before("/api/v1/*", ctx -> {
-            if (!WEBHOOK.matcher(ctx.path()).matches()) {
+            boolean webhook = WEBHOOK.matcher(ctx.path()).matches();
+            if (cors && ctx.method() == io.javalin.http.HandlerType.OPTIONS) {
+                return;
+            }
+            if (!webhook) {
                 ctx.attribute(CALLER, tokens.isEmpty() ? OPEN
                         : tokens.principal(ctx.header("Authorization")).orElseThrow(ApiException::unauthorized));
+            }
+            if (!webhook && (ctx.method() == io.javalin.http.HandlerType.POST
+                    || ctx.method() == io.javalin.http.HandlerType.PUT)) {
+                WriteTypes.require(ctx.header("Content-Type"), RESUME.matcher(ctx.path()).matches());
             }
         });
 

@@ -39,7 +39,9 @@ final class Api {
     }
 
     CompletableFuture<Answer> postAsync(String path, String body) {
-        return send(HttpRequest.newBuilder(URI.create(base + path)).POST(HttpRequest.BodyPublishers.ofString(body)));
+        return send(HttpRequest.newBuilder(URI.create(base + path))
+                .header("Content-Type", path.endsWith("/flows") ? "application/x-yaml" : "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
     private CompletableFuture<Answer> send(HttpRequest.Builder request) {

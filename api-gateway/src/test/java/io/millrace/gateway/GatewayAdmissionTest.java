@@ -180,9 +180,7 @@ class GatewayAdmissionTest {
     private HttpResponse<String> send(String method, String uri, String body) throws Exception {
         var request = HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(30))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        if (uri.endsWith("/flows")) {
-            request.header("Content-Type", "application/x-yaml");
-        }
+        request.header("Content-Type", uri.endsWith("/flows") ? "application/x-yaml" : "application/json");
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 

@@ -328,7 +328,7 @@ class GatewaySecurityTest {
     }
 
     private static BearerTokens tokens(List<String> admins) {
-        return new BearerTokens(new ApiAccess(admins, null, 1024, 1024, 1, 0, Duration.ZERO),
+        return new BearerTokens(new ApiAccess(admins, null, 1024, 1024, 1, 0, Duration.ZERO, List.of(), List.of()),
                 (status, outcome) -> { }, new SimpleMeterRegistry());
     }
 
@@ -365,6 +365,9 @@ class GatewaySecurityTest {
         if (authorization != null) {
             request.header("Authorization", authorization);
         }
+        if (!headers.containsKey("Content-Type") && (method.equals("POST") || method.equals("PUT"))) {
+            request.header("Content-Type", path.endsWith("/flows") ? "application/x-yaml" : "application/json");
+        }
         headers.forEach(request::header);
         return HTTP.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString())
                 .thenApply(r -> new Answer(r.statusCode(), r.headers(), r.body()));
@@ -385,6 +388,7 @@ class GatewaySecurityTest {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
                 .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + TOKEN)
+                .header("Content-Type", "application/x-yaml")
                 .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes))).build();
         var r = HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofString()).join();
         return new Answer(r.statusCode(), r.headers(), r.body());

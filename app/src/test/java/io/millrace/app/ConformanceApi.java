@@ -102,6 +102,7 @@ final class ConformanceApi {
     private Reply send(String method, String path, String body) throws IOException, InterruptedException {
         var request = HttpRequest.newBuilder(URI.create(base + path))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", path.endsWith("/flows") ? "application/x-yaml" : "application/json")
                 .build();
         HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         JsonNode json;

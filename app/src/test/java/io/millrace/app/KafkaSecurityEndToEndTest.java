@@ -188,6 +188,7 @@ class KafkaSecurityEndToEndTest {
     private static JsonNode send(String method, String url, String body, int expectedStatus) throws Exception {
         var request = HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + TOKEN)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", url.endsWith("/flows") ? "application/x-yaml" : "application/json")
                 .timeout(Duration.ofSeconds(90)) // longer than the gateway's ?wait (wait-timeout, 60 s)
                 .build();
         HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());

@@ -203,6 +203,7 @@ class SecretsEndToEndTest {
         var request = HttpRequest.newBuilder(URI.create(url))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", url.endsWith("/flows") ? "application/x-yaml" : "application/json")
                 .build();
         return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     }

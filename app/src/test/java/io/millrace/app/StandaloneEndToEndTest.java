@@ -178,6 +178,7 @@ class StandaloneEndToEndTest {
     static JsonNode send(String method, String url, String body, int expectedStatus) throws Exception {
         var request = HttpRequest.newBuilder(URI.create(url))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", url.endsWith("/flows") ? "application/x-yaml" : "application/json")
                 .build();
         HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("%s %s answered %s", method, url, response.body()).isEqualTo(expectedStatus);

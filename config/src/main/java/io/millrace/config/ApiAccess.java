@@ -18,14 +18,21 @@ import java.util.List;
  *     ({@code max-executor-backlog}); 0: no bound
  * @param maxExecutorDelay the longest a new execution may expect to wait for the executor to start it, its backlog over
  *     the fastest it started commands lately ({@code max-executor-delay}); zero: no bound
+ * @param allowedHosts the {@code Host} names an open API answers besides this machine's loopback names
+ *     ({@code api-allowed-hosts}), lower case, without port
+ * @param corsAllowedOrigins the origins of browser pages allowed to call the API across origins
+ *     ({@code cors-allowed-origins}), each {@code scheme://host[:port]}; none by default
  */
-public record ApiAccess(List<String> authTokens, Path accessFile, long maxRequestBytes, int maxRequestHeaderBytes, int maxWaitRequests,
-        long maxExecutorBacklog, Duration maxExecutorDelay) {
+public record ApiAccess(List<String> authTokens, Path accessFile, long maxRequestBytes, int maxRequestHeaderBytes,
+        int maxWaitRequests, long maxExecutorBacklog, Duration maxExecutorDelay, List<String> allowedHosts,
+        List<String> corsAllowedOrigins) {
     /** The fewest characters a token may have: 16 random hexadecimal digits are 64 bits. */
     public static final int MIN_TOKEN_CHARS = 16;
 
     public ApiAccess {
         authTokens = List.copyOf(authTokens);
+        allowedHosts = List.copyOf(allowedHosts);
+        corsAllowedOrigins = List.copyOf(corsAllowedOrigins);
     }
 
     /** Whether the API asks for tokens: admin tokens or a file of principals is configured. */
@@ -38,6 +45,7 @@ public record ApiAccess(List<String> authTokens, Path accessFile, long maxReques
     public String toString() {
         return "ApiAccess[authTokens=" + authTokens.size() + " configured, accessFile=" + accessFile + ", maxRequestBytes=" + maxRequestBytes
                 + ", maxRequestHeaderBytes=" + maxRequestHeaderBytes + ", maxWaitRequests=" + maxWaitRequests + ", maxExecutorBacklog=" + maxExecutorBacklog
-                + ", maxExecutorDelay=" + maxExecutorDelay + "]";
+                + ", maxExecutorDelay=" + maxExecutorDelay + ", allowedHosts=" + allowedHosts + ", corsAllowedOrigins="
+                + corsAllowedOrigins + "]";
     }
 }

@@ -66,6 +66,8 @@ public final class ConfigLoader {
             Map.entry("max-request-bytes", "1048576"),
             Map.entry("max-request-header-bytes", "8192"),
             Map.entry("max-wait-requests", "1000"),
+            Map.entry("api-allowed-hosts", ""),
+            Map.entry("cors-allowed-origins", ""),
             Map.entry("max-executor-backlog", "2000"),
             Map.entry("max-executor-delay", "PT0S"),
             Map.entry("max-record-bytes", "1000000"),
@@ -169,7 +171,8 @@ public final class ConfigLoader {
                 kafka,
                 new ApiAccess(tokens(reader), accessFile(reader), reader.positiveLong("max-request-bytes"),
                         reader.atLeast("max-request-header-bytes", 1024), reader.positive("max-wait-requests"),
-                        reader.nonNegativeLong("max-executor-backlog"), reader.durationOrZero("max-executor-delay")),
+                        reader.nonNegativeLong("max-executor-backlog"), reader.durationOrZero("max-executor-delay"),
+                        allowedHosts(reader), origins(reader)),
                 new ExecutorLimits(reader.atLeast("max-record-bytes", 65_536), reader.positiveLong("max-decision-bytes"),
                         reader.positive("max-task-runs"), reader.positive("max-flowable-concurrency"),
                         reader.positive("max-subflow-depth"), reader.nonNegative("max-running-executions"),
@@ -265,6 +268,35 @@ public final class ConfigLoader {
         tokens.add(token);
     }
 
+    /** {@code api-allowed-hosts}: host names (no port, no scheme), comma-separated, in lower case. */
+    private static List<String> allowedHosts(Reader reader) {
+        var hosts = new LinkedHashSet<String>();
+        for (String host : reader.list("api-allowed-hosts")) {
+            if (!host.matches("[A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+]")) {
+                throw reader.invalid("api-allowed-hosts", "host names or addresses without port or scheme, separated by"
+                        + " commas (e.g. millrace.local)");
+            }
+            hosts.add(host.toLowerCase(Locale.ROOT));
+        }
+        return List.copyOf(hosts);
+    }
+
+    /**
+     * {@code cors-allowed-origins}: origins ({@code scheme://host[:port]}), comma-separated; {@code *} is refused: it
+     * would let every web page read the API's answers.
+     */
+    private static List<String> origins(Reader reader) {
+        var origins = new LinkedHashSet<String>();
+        for (String origin : reader.list("cors-allowed-origins")) {
+            if (!origin.matches("https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?|https?://\\[[0-9A-Fa-f:.]+](:[0-9]{1,5})?")) {
+                throw reader.invalid("cors-allowed-origins", "origins such as https://ui.example.com or"
+                        + " http://localhost:3000, separated by commas (no path, no '*')");
+            }
+            origins.add(origin.toLowerCase(Locale.ROOT));
+        }
+        return List.copyOf(origins);
+    }
+
     /** The {@code access-file}, which must be readable now; the gateway reads and watches it. */
     private static Path accessFile(Reader reader) {
         Sourced file = reader.values().get("access-file");
@@ -351,6 +383,13 @@ public final class ConfigLoader {
                 // reported below
             }
             throw invalid(key, expected);
+        }
+
+        /** The comma-separated values of {@code key}, trimmed, blanks left out; none when it is empty. */
+        List<String> list(String key) {
+            String value = values.get(key).value();
+            return value == null ? List.of()
+                    : java.util.Arrays.stream(value.split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
         }
 
         /** Whether {@code key} has a value other than blank. */

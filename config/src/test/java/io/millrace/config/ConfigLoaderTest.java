@@ -7,6 +7,7 @@ import io.millrace.core.expression.RenderLimits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -156,9 +157,29 @@ class ConfigLoaderTest {
         assertThat(api.maxRequestBytes()).isEqualTo(1024 * 1024);
         assertThat(api.maxRequestHeaderBytes()).isEqualTo(8192);
         assertThat(api.maxWaitRequests()).isEqualTo(1000);
+        assertThat(api.allowedHosts()).isEmpty();
+        assertThat(api.corsAllowedOrigins()).isEmpty();
         assertThat(api.maxExecutorBacklog()).isEqualTo(2000);
         assertThat(api.maxExecutorDelay()).as("off until its rate is sure").isZero();
         assertThat(MillraceConfig.defaults().triggerExecutorDelay()).isZero();
+    }
+
+    @Test
+    void shouldReadTheApisHostsAndOriginsAndRefuseAWildcardOrigin() {
+        // when
+        ApiAccess api = ConfigLoader.load(
+                Map.of("MILLRACE_CORS_ALLOWED_ORIGINS", "https://UI.example.com, http://localhost:3000"),
+                Map.of("api-allowed-hosts", "Millrace.local,[::2]"), null).api();
+
+        // then
+        assertThat(api.corsAllowedOrigins()).containsExactly("https://ui.example.com", "http://localhost:3000");
+        assertThat(api.allowedHosts()).containsExactly("millrace.local", "[::2]");
+        for (String origin : List.of("*", "https://ui.example.com/app", "ui.example.com", "null")) {
+            assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("cors-allowed-origins", origin), null))
+                    .as(origin).isInstanceOf(ConfigException.class).hasMessageContaining("cors-allowed-origins");
+        }
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("api-allowed-hosts", "host:8080"), null))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("api-allowed-hosts");
     }
 
     @Test

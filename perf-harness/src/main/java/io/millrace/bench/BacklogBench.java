@@ -210,7 +210,8 @@ final class BacklogBench {
                 try {
                     var response = http.send(RestStarter.authorized(HttpRequest.newBuilder(URI.create(api + "/executions/"
                                     + Workload.NAMESPACE + "/" + Workload.W1.flowId() + "?wait=true&timeout=PT120S")), token)
-                            .timeout(Duration.ofSeconds(130)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                            .timeout(Duration.ofSeconds(130)).header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.noBody()).build(),
                             HttpResponse.BodyHandlers.ofString());
                     if (response.statusCode() == 200 && response.body().contains("\"SUCCESS\"")) {
                         probes.add(new double[] {sent, (System.nanoTime() - sent) / 1e6});
