@@ -57,14 +57,17 @@ final class ExecutionService {
     private final Executor executor;
     private final Clock clock;
     private final Expressions expressions;
+    private final WebhookRates webhookRates;
 
     /**
      * @param executor where answers are built, never on Kafka's threads
      * @param expressions renders a webhook's inputs
+     * @param webhookRates the calls each webhook trigger takes a second
      */
     ExecutionService(FlowService flows, ReadModel readModel, Waiters waiters, Followers followers, Admission admission,
-            Publisher publisher, Executor executor, Clock clock, Expressions expressions) {
+            Publisher publisher, Executor executor, Clock clock, Expressions expressions, WebhookRates webhookRates) {
         this.flows = flows;
+        this.webhookRates = webhookRates;
         this.followers = followers;
         this.expressions = expressions;
         this.readModel = readModel;
@@ -85,19 +88,30 @@ final class ExecutionService {
     }
 
     /**
-     * A call of a flow's {@code Webhook} trigger: 404 when the flow or the key is unknown (or that trigger is
-     * disabled), 409 when the flow is disabled; then a start as {@link #start}, with the trigger's {@code inputs}
-     * rendered against the call ({@code trigger.body}, {@code trigger.headers}, {@code trigger.parameters}) and its
-     * labels, waiting when the trigger says {@code wait: true}.
+     * A call of a flow's {@code Webhook} trigger: 404 when no enabled Webhook trigger of an enabled flow has the key,
+     * the same answer whether the flow is unknown, disabled or the key wrong, so that a caller learns nothing but that
+     * its key opens nothing; 429 past {@code webhook-rate-per-key}; then a start as {@link #start}, with the
+     * trigger's {@code inputs} rendered against the call ({@code trigger.body}, {@code trigger.headers},
+     * {@code trigger.parameters}) and its labels, waiting when the trigger says {@code wait: true}.
      */
     CompletableFuture<Reply> webhook(String namespace, String flowId, String key, WebhookCall call, Duration defaultWait) {
-        Flow flow = enabledFlow(namespace, flowId);
-        TriggerDef trigger = flow.triggers().stream()
+        ApiException notFound = ApiException.notFound("Webhook not found: no enabled Webhook trigger of flow '"
+                + Flow.key(namespace, flowId) + "' has this key");
+        Flow flow;
+        try {
+            flow = flows.latestFlow(namespace, flowId);
+        } catch (ApiException e) {
+            throw e.status() == 404 ? notFound : e;
+        }
+        TriggerDef trigger = flow.disabled() ? null : flow.triggers().stream()
                 .filter(t -> t.type().equals(TriggerTypes.WEBHOOK) && !t.disabled()
                         && BearerTokens.sameSecret(key, t.text("key")))
                 .findFirst()
-                .orElseThrow(() -> ApiException.notFound("Webhook not found: flow '" + flow.key()
-                        + "' has no enabled Webhook trigger with this key"));
+                .orElse(null);
+        if (trigger == null) {
+            throw notFound;
+        }
+        webhookRates.admit(flow.key(), trigger.id());
         Map<String, Object> variables = call.variables();
         Map<String, Object> inputs = Map.of();
         if (trigger.properties().get("inputs") instanceof Map<?, ?> declared) {
@@ -162,7 +176,8 @@ final class ExecutionService {
                     .thenApplyAsync(acked -> new Reply(200, ExecutionJson.of(created, Map.of(), clock.instant())), executor);
         }
         // Registered before producing, so the terminal snapshot cannot come first.
-        CompletableFuture<ExecutionSnapshot> terminal = waiters.register(id, wait.get());
+        CompletableFuture<ExecutionSnapshot> terminal = trigger != null && TriggerTypes.WEBHOOK.equals(trigger.type())
+                ? waiters.registerWebhook(id, wait.get()) : waiters.register(id, wait.get());
         return admission.publish(() -> publisher.publishCommand(command))
                 .whenComplete((acked, failure) -> {
                     if (failure != null) {

@@ -47,7 +47,7 @@ public final class Gateway implements AutoCloseable {
 
     private Gateway(MillraceConfig config, String host, MeterRegistry registry) {
         this.host = host;
-        waiters = new Waiters(config.api().maxWaitRequests());
+        waiters = new Waiters(config.api().maxWaitRequests(), config.api().maxWebhookWaitRequests());
         publisher = Publisher.create(config);
         try {
             publisherMetrics = publisher.bindMetrics(registry);
@@ -70,7 +70,8 @@ public final class Gateway implements AutoCloseable {
                     groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
             admission = Admission.of(config, registry);
             var executions = new ExecutionService(flows, readModel, waiters, followers, admission, publisher, responses,
-                    clock, new Expressions(config.expressionLimits()));
+                    clock, new Expressions(config.expressionLimits()),
+                    new WebhookRates(config.api().webhookRatePerKey(), System::nanoTime));
             var audit = Audit.of(config, publisher, clock, registry);
             tokens = new BearerTokens(config.api(), (status, outcome) -> audit.record(Audit.GATEWAY, "token-reload",
                     String.valueOf(config.api().accessFile()), status, outcome), registry);

@@ -52,8 +52,8 @@ import org.slf4j.LoggerFactory;
  * POST /api/v1/executions/{namespace}/{flowId}   200 | 202 (wait timed out) | 400 | 404 | 409 (flow disabled)
  *                                                | 429 (waiters) | 503 (executor backlog)
  * GET|POST|PUT /api/v1/executions/webhook/{namespace}/{flowId}/{key}
- *                                                200 | 202 | 404 (flow or key) | 409 | 422 (inputs did not render)
- *                                                | 429 | 503
+ *                                                200 | 202 | 404 (flow, its state or the key: one answer)
+ *                                                | 422 (inputs did not render) | 429 (rate, waiters) | 503
  * GET  /api/v1/executions/search                200 {results, total} | 400   (see ExecutionSearch)
  * GET  /api/v1/executions/{id}                   200 | 404
  * GET  /api/v1/executions/{id}/follow            server-sent events: the execution (id: start), on every change

@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Contract: {@link #register} is called before the create command is produced, so the terminal
  * snapshot cannot arrive unseen. The future completes with the terminal snapshot, or with
  * {@code null} when the timeout passes first; either way the entry is removed (no leak).
- * At most {@code max} requests wait at once; one more is refused with 429 rather than queued.
+ * At most {@code max} requests wait at once ({@code ?wait=true} and followers), and apart from them at most
+ * {@code maxWebhook} webhook calls, so that callers of webhooks, who hold no token, cannot take every place; one more
+ * is refused with 429 rather than queued.
  * {@link #onSnapshot} runs on the read model's global thread: it only completes futures, so callers
  * must continue asynchronously on their own executor.
  */
@@ -30,19 +32,43 @@ final class Waiters {
     private final ConcurrentMap<String, CompletableFuture<ExecutionSnapshot>> byExecution = new ConcurrentHashMap<>();
     private final int max;
     private final Semaphore slots;
+    private final int maxWebhook;
+    private final Semaphore webhookSlots;
 
-    /** @param max the most waiters at once ({@code max-wait-requests}) */
+    /** @param max the most waiters at once ({@code max-wait-requests}), webhook calls as many again */
     Waiters(int max) {
+        this(max, max);
+    }
+
+    /**
+     * @param max the most waiters and followers at once ({@code max-wait-requests})
+     * @param maxWebhook the most webhook calls waiting at once ({@code max-webhook-wait-requests})
+     */
+    Waiters(int max, int maxWebhook) {
         this.max = max;
         this.slots = new Semaphore(max);
+        this.maxWebhook = maxWebhook;
+        this.webhookSlots = new Semaphore(maxWebhook);
     }
 
     /** @throws ApiException 429 when {@code max} requests already wait */
     CompletableFuture<ExecutionSnapshot> register(String executionId, Duration timeout) {
+        return register(executionId, timeout, slots, () -> ApiException.tooManyRequests("Too many requests are"
+                + " waiting for executions to end (max-wait-requests = " + max + "); retry later, or start the"
+                + " execution without waiting and read it by its id", RETRY_AFTER_SECONDS));
+    }
+
+    /** A webhook call that waits: @throws ApiException 429 when {@code maxWebhook} webhook calls already wait */
+    CompletableFuture<ExecutionSnapshot> registerWebhook(String executionId, Duration timeout) {
+        return register(executionId, timeout, webhookSlots, () -> ApiException.tooManyRequests("Too many webhook"
+                + " calls are waiting for executions to end (max-webhook-wait-requests = " + maxWebhook + "); retry"
+                + " later", RETRY_AFTER_SECONDS));
+    }
+
+    private CompletableFuture<ExecutionSnapshot> register(String executionId, Duration timeout, Semaphore slots,
+            java.util.function.Supplier<ApiException> refusal) {
         if (!slots.tryAcquire()) {
-            throw ApiException.tooManyRequests("Too many requests are waiting for executions to end (max-wait-requests = "
-                    + max + "); retry later, or start the execution without waiting and read it by its id",
-                    RETRY_AFTER_SECONDS);
+            throw refusal.get();
         }
         var waiter = new CompletableFuture<ExecutionSnapshot>();
         if (byExecution.putIfAbsent(executionId, waiter) != null) {

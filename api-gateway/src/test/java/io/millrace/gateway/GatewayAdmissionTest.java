@@ -39,7 +39,7 @@ class GatewayAdmissionTest {
             id: admitted
             namespace: company.team
             triggers:
-              - {id: hook, type: io.kestra.plugin.core.trigger.Webhook, key: hook-key}
+              - {id: hook, type: io.kestra.plugin.core.trigger.Webhook, key: hook-key-0123456789}
             tasks:
               - {id: say, type: log, message: hello}
             """;
@@ -85,7 +85,7 @@ class GatewayAdmissionTest {
             awaitLag(config, admitted);
             assertThat(send("POST", start, "").statusCode()).isEqualTo(503);
             assertThat(send("POST", start + "?wait=true", "").statusCode()).isEqualTo(503);
-            assertThat(send("POST", base + "/executions/webhook/" + NAMESPACE + "/admitted/hook-key", "{}").statusCode())
+            assertThat(send("POST", base + "/executions/webhook/" + NAMESPACE + "/admitted/hook-key-0123456789", "{}").statusCode())
                     .isEqualTo(503);
 
             // and: reads and other calls are not refused
@@ -102,7 +102,7 @@ class GatewayAdmissionTest {
 
             // then: starts are admitted again
             assertThat(eventually(200, () -> send("POST", start, "").statusCode())).isEqualTo(200);
-            assertThat(send("POST", base + "/executions/webhook/" + NAMESPACE + "/admitted/hook-key", "{}").statusCode())
+            assertThat(send("POST", base + "/executions/webhook/" + NAMESPACE + "/admitted/hook-key-0123456789", "{}").statusCode())
                     .isEqualTo(200);
         }
     }

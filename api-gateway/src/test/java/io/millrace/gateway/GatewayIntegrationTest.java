@@ -145,7 +145,7 @@ class GatewayIntegrationTest {
     void shouldDeleteAFlowSoThatNothingStartsItUntilItIsPostedAgain() {
         // given
         String yaml = "id: deleted\nnamespace: " + NAMESPACE + "\n"
-                + "triggers:\n  - {id: h, type: io.kestra.plugin.core.trigger.Webhook, key: k}\n"
+                + "triggers:\n  - {id: h, type: io.kestra.plugin.core.trigger.Webhook, key: k-0123456789abcdef}\n"
                 + "tasks:\n  - {id: t, type: log, message: m}\n";
         api.post("/api/v1/flows", yaml);
         String flow = "/api/v1/flows/" + NAMESPACE + "/deleted";
@@ -157,7 +157,8 @@ class GatewayIntegrationTest {
         assertThat(deleted.status()).isEqualTo(204);
         assertThat(api.get(flow).status()).isEqualTo(404);
         assertThat(api.post("/api/v1/executions/" + NAMESPACE + "/deleted", "").status()).isEqualTo(404);
-        assertThat(api.post("/api/v1/executions/webhook/" + NAMESPACE + "/deleted/k", "").status()).isEqualTo(404);
+        assertThat(api.post("/api/v1/executions/webhook/" + NAMESPACE + "/deleted/k-0123456789abcdef", "").status())
+                .isEqualTo(404);
         assertThat(api.delete(flow).status()).isEqualTo(404);
 
         // when: posted again, the same source
@@ -251,13 +252,13 @@ class GatewayIntegrationTest {
                 triggers:
                   - id: hook
                     type: io.kestra.plugin.core.trigger.Webhook
-                    key: k3y
+                    key: k3y-0123456789abcdef
                     labels: {source: web}
                     inputs:
                       who: "{{ trigger.body.name ?? 'nobody' }} ({{ trigger.parameters.team[0] ?? 'no team' }})"
                   - id: closed
                     type: io.kestra.plugin.core.trigger.Webhook
-                    key: closed
+                    key: closed-0123456789abcdef
                     disabled: true
                 tasks:
                   - {id: t, type: log, message: "{{ inputs.who }}"}
@@ -266,7 +267,7 @@ class GatewayIntegrationTest {
         String url = "/api/v1/executions/webhook/" + NAMESPACE + "/hooked/";
 
         // when
-        var answer = api.post(url + "k3y?team=core&team=ops", "{\"name\": \"Ada\"}");
+        var answer = api.post(url + "k3y-0123456789abcdef?team=core&team=ops", "{\"name\": \"Ada\"}");
 
         // then: the execution as created, and the command carries the trigger and its variables
         assertThat(answer.status()).as(answer.body()).isEqualTo(200);
@@ -282,8 +283,8 @@ class GatewayIntegrationTest {
         assertThat((Map<?, ?>) create.trigger().variables().get("headers")).isNotEmpty();
 
         // when: a body that is not JSON, and a GET without a body
-        var text = api.post(url + "k3y", "plain words");
-        var get = api.get(url + "k3y");
+        var text = api.post(url + "k3y-0123456789abcdef", "plain words");
+        var get = api.get(url + "k3y-0123456789abcdef");
 
         // then
         var textCreate = (CreateExecution) nextCommand(c -> c.executionId().equals(text.json().path("id").asText()));
@@ -292,24 +293,34 @@ class GatewayIntegrationTest {
         assertThat(getCreate.trigger().variables()).doesNotContainKey("body");
         assertThat(getCreate.inputs()).containsEntry("who", "nobody (no team)");
 
-        // and: an unknown key, a disabled trigger, an unknown flow
-        assertThat(api.post(url + "nope", "").status()).isEqualTo(404);
-        assertThat(api.post(url + "closed", "").status()).isEqualTo(404);
-        assertThat(api.post("/api/v1/executions/webhook/" + NAMESPACE + "/nowhere/k3y", "").status()).isEqualTo(404);
+        // and: an unknown key, a disabled trigger's key, an unknown flow: the same answer, nothing tells them apart
+        var wrongKey = api.post(url + "nope-0123456789abcdef", "");
+        var closed = api.post(url + "closed-0123456789abcdef", "");
+        var nowhere = api.post("/api/v1/executions/webhook/" + NAMESPACE + "/nowhere/k3y-0123456789abcdef", "");
+        for (var refused : List.of(wrongKey, closed, nowhere)) {
+            assertThat(refused.status()).isEqualTo(404);
+        }
+        assertThat(wrongKey.body()).isEqualTo(closed.body())
+                .isEqualTo(nowhere.body().replace("/nowhere'", "/hooked'"))
+                .isEqualTo("{\"message\":\"Webhook not found: no enabled Webhook trigger of flow '" + NAMESPACE
+                        + "/hooked' has this key\"}");
     }
 
     @Test
-    void shouldAnswer409ForAWebhookOfADisabledFlow() {
+    void shouldAnswerAWebhookOfADisabledFlowAsAnUnknownOne() {
         // given
         api.post("/api/v1/flows", "id: hook-off\nnamespace: " + NAMESPACE + "\ndisabled: true\n"
-                + "triggers:\n  - {id: h, type: io.kestra.plugin.core.trigger.Webhook, key: k}\n"
+                + "triggers:\n  - {id: h, type: io.kestra.plugin.core.trigger.Webhook, key: k-0123456789abcdef}\n"
                 + "tasks:\n  - {id: t, type: log, message: m}\n");
 
         // when
-        var answer = api.post("/api/v1/executions/webhook/" + NAMESPACE + "/hook-off/k", "");
+        var answer = api.post("/api/v1/executions/webhook/" + NAMESPACE + "/hook-off/k-0123456789abcdef", "");
 
-        // then
-        assertThat(answer.status()).isEqualTo(409);
+        // then: no way to tell a disabled flow from a missing one, or a key that is wrong
+        assertThat(answer.status()).isEqualTo(404);
+        assertThat(answer.json().path("message").asText())
+                .isEqualTo("Webhook not found: no enabled Webhook trigger of flow '" + NAMESPACE + "/hook-off' has"
+                        + " this key");
     }
 
     @Test
@@ -450,9 +461,9 @@ class GatewayIntegrationTest {
     void shouldAnswerAWaitingWebhookWithItsOutputsOnlyAnd500WhenItsExecutionFailed() throws Exception {
         // given: a webhook that waits and returns the outputs
         api.post("/api/v1/flows", "id: hook-out\nnamespace: " + NAMESPACE + "\n"
-                + "triggers:\n  - {id: h, type: io.kestra.plugin.core.trigger.Webhook, key: k, wait: true, returnOutputs: true}\n"
+                + "triggers:\n  - {id: h, type: io.kestra.plugin.core.trigger.Webhook, key: k-0123456789abcdef, wait: true, returnOutputs: true}\n"
                 + "tasks:\n  - {id: a, type: io.kestra.plugin.core.log.Log, message: hi}\n");
-        String url = "/api/v1/executions/webhook/" + NAMESPACE + "/hook-out/k";
+        String url = "/api/v1/executions/webhook/" + NAMESPACE + "/hook-out/k-0123456789abcdef";
 
         // when: one call ends SUCCESS, another FAILED
         var succeeding = api.postAsync(url, "");

@@ -58,15 +58,18 @@ class GatewaySecurityTest {
     @BeforeAll
     static void startGateway() throws InterruptedException {
         gateway = Gateway.start(config(Map.of("auth-tokens", "other-token-0123456789," + TOKEN, "max-request-bytes", "2048",
-                "max-request-header-bytes", "2048", "max-wait-requests", "1", "wait-timeout", "PT8S")));
+                "max-request-header-bytes", "2048", "max-wait-requests", "1", "wait-timeout", "PT8S",
+                "max-webhook-wait-requests", "1", "webhook-rate-per-key", "2")));
         assertThat(gateway.awaitReady(Duration.ofSeconds(30))).as("gateway ready").isTrue();
         assertThat(send("POST", "/api/v1/flows", TOKEN, Map.of(), """
                 id: guarded
                 namespace: company.team
                 triggers:
-                  - {id: hook, type: io.kestra.plugin.core.trigger.Webhook, key: s3cr3t-key}
-                  - {id: waiting, type: io.kestra.plugin.core.trigger.Webhook, key: wait-key, wait: true}
-                  - {id: broken, type: io.kestra.plugin.core.trigger.Webhook, key: broken-key, inputs: {x: "{{ 1 / 0 }}"}}
+                  - {id: hook, type: io.kestra.plugin.core.trigger.Webhook, key: s3cr3t-key-0123456789}
+                  - {id: waiting, type: io.kestra.plugin.core.trigger.Webhook, key: wait-key-0123456789, wait: true}
+                  - {id: broken, type: io.kestra.plugin.core.trigger.Webhook, key: broken-key-0123456789,
+                     inputs: {x: "{{ 1 / 0 }}"}}
+                  - {id: limited, type: io.kestra.plugin.core.trigger.Webhook, key: limited-key-0123456789}
                 tasks:
                   - {id: say, type: log, message: hello}
                 """).status()).isEqualTo(200);
@@ -148,8 +151,9 @@ class GatewaySecurityTest {
     void shouldLeaveHealthAndWebhooksOpenTheWebhookByItsKey() {
         // when
         var health = send("GET", "/health", null, Map.of(), null);
-        var hook = send("POST", "/api/v1/executions/webhook/" + NAMESPACE + "/guarded/s3cr3t-key", null, Map.of(), "{}");
-        var wrongKey = send("POST", "/api/v1/executions/webhook/" + NAMESPACE + "/guarded/guess", null, Map.of(), "{}");
+        String webhooks = "/api/v1/executions/webhook/" + NAMESPACE + "/";
+        var hook = send("POST", webhooks + "guarded/s3cr3t-key-0123456789", null, Map.of(), "{}");
+        var wrongKey = send("POST", webhooks + "guarded/guess", null, Map.of(), "{}");
 
         // then
         assertThat(health.status()).isEqualTo(200);
@@ -157,8 +161,43 @@ class GatewaySecurityTest {
         assertThat(hook.json().path("state").path("current").asText()).isEqualTo("CREATED");
         assertThat(wrongKey.status()).isEqualTo(404);
         // a path that only looks like a webhook's is guarded
-        assertThat(send("GET", "/api/v1/executions/webhook/" + NAMESPACE + "/guarded/s3cr3t-key/more", null, Map.of(),
-                null).status()).isEqualTo(401);
+        assertThat(send("GET", webhooks + "guarded/s3cr3t-key-0123456789/more", null, Map.of(), null).status())
+                .isEqualTo(401);
+    }
+
+    @Test
+    void shouldRefuseAWebhooksCallsPastItsRateWithoutNamingItsKey() {
+        String hook = "/api/v1/executions/webhook/" + NAMESPACE + "/guarded/limited-key-0123456789";
+
+        // when: more calls at once than webhook-rate-per-key (2) takes
+        var answers = new java.util.ArrayList<Answer>();
+        for (int i = 0; i < 4; i++) {
+            answers.add(send("POST", hook, null, Map.of(), "{}"));
+        }
+
+        // then
+        assertThat(answers).extracting(Answer::status).contains(200).contains(429);
+        Answer refused = answers.stream().filter(a -> a.status() == 429).findFirst().orElseThrow();
+        assertThat(refused.headers().firstValue("Retry-After")).contains("1");
+        assertThat(refused.json().path("message").asText()).contains("webhook-rate-per-key")
+                .doesNotContain("limited-key");
+    }
+
+    @Test
+    void shouldRefuseAFlowWhoseWebhookKeyIsShort() {
+        // when
+        var answer = send("POST", "/api/v1/flows", TOKEN, Map.of(), """
+                id: short-key
+                namespace: company.team
+                triggers:
+                  - {id: hook, type: io.kestra.plugin.core.trigger.Webhook, key: abc123}
+                tasks:
+                  - {id: say, type: log, message: hello}
+                """);
+
+        // then
+        assertThat(answer.status()).isEqualTo(400);
+        assertThat(answer.body()).contains("key to have at least 16 characters").doesNotContain("abc123");
     }
 
     @Test
@@ -206,16 +245,22 @@ class GatewaySecurityTest {
             var second = send("POST", start + "PT0.2S", TOKEN, Map.of(), "");
             refused = second.status() == 429 && !first.isDone() ? second : null;
         }
-        // a webhook that waits counts as well
-        var hook = send("POST", "/api/v1/executions/webhook/" + NAMESPACE + "/guarded/wait-key", null, Map.of(), "");
-        boolean firstStillWaited = !first.isDone();
+        // a webhook that waits has places of its own: taken while ?wait=true's are, refused past its own
+        String hook = "/api/v1/executions/webhook/" + NAMESPACE + "/guarded/wait-key-0123456789";
+        var firstHook = sendAsync("POST", hook, null, Map.of(), "");
+        Thread.sleep(300);
+        var secondHook = send("POST", hook, null, Map.of(), "");
+        boolean firstHookStillWaited = !firstHook.isDone();
 
         // then
         assertThat(refused).as("a second waiter refused while the first waits").isNotNull();
         assertThat(refused.headers().firstValue("Retry-After")).contains("1");
         assertThat(refused.json().path("message").asText()).contains("max-wait-requests = 1");
-        assertThat(hook.status()).isEqualTo(firstStillWaited ? 429 : 202);
+        assertThat(firstHookStillWaited).as("the webhook waits while a ?wait=true does").isTrue();
+        assertThat(secondHook.status()).isEqualTo(429);
+        assertThat(secondHook.json().path("message").asText()).contains("max-webhook-wait-requests = 1");
         assertThat(first.join().status()).isEqualTo(202);
+        assertThat(firstHook.join().status()).isEqualTo(202);
         // once the first is answered, its place is free again
         assertThat(send("POST", start + "PT0.2S", TOKEN, Map.of(), "").status()).isEqualTo(202);
     }
@@ -238,7 +283,7 @@ class GatewaySecurityTest {
         answers.put("unknown method", send("PATCH", flows, TOKEN, Map.of(), "x"));
         answers.put("outside the API", send("GET", "/favicon.ico", null, Map.of(), null));
         answers.put("webhook inputs that fail to render",
-                send("POST", "/api/v1/executions/webhook/" + NAMESPACE + "/guarded/broken-key", null, Map.of(), "{}"));
+                send("POST", "/api/v1/executions/webhook/" + NAMESPACE + "/guarded/broken-key-0123456789", null, Map.of(), "{}"));
         answers.put("unknown execution", send("GET", "/api/v1/executions/nope", TOKEN, Map.of(), null));
 
         answers.forEach((kind, answer) -> {
@@ -283,7 +328,7 @@ class GatewaySecurityTest {
 
     @Test
     void shouldKeepAWebhooksKeyOutOfTheLog() {
-        assertThat(HttpApi.loggedPath("/api/v1/executions/webhook/company.team/guarded/s3cr3t-key"))
+        assertThat(HttpApi.loggedPath("/api/v1/executions/webhook/company.team/guarded/s3cr3t-key-0123456789"))
                 .isEqualTo("/api/v1/executions/webhook/company.team/guarded/***");
         assertThat(HttpApi.loggedPath("/api/v1/executions/abc")).isEqualTo("/api/v1/executions/abc");
     }
@@ -328,7 +373,7 @@ class GatewaySecurityTest {
     }
 
     private static BearerTokens tokens(List<String> admins) {
-        return new BearerTokens(new ApiAccess(admins, null, 1024, 1024, 1, 0, Duration.ZERO, List.of(), List.of()),
+        return new BearerTokens(new ApiAccess(admins, null, 1024, 1024, 1, 0, Duration.ZERO, List.of(), List.of(), 1, 0),
                 (status, outcome) -> { }, new SimpleMeterRegistry());
     }
 

@@ -163,7 +163,7 @@ class TriggersEndToEndTest {
                     triggers:
                       - id: hook
                         type: io.kestra.plugin.core.trigger.Webhook
-                        key: k3y
+                        key: k3y-0123456789abcdef
                         wait: true
                     tasks:
                       - id: hello
@@ -172,7 +172,7 @@ class TriggersEndToEndTest {
                     """, 200);
 
             // when
-            JsonNode execution = send("POST", api + "/executions/webhook/company.team/greet/k3y?city=Paris",
+            JsonNode execution = send("POST", api + "/executions/webhook/company.team/greet/k3y-0123456789abcdef?city=Paris",
                     "{\"name\": \"Ada\"}", 200);
 
             // then

@@ -22,10 +22,14 @@ import java.util.List;
  *     ({@code api-allowed-hosts}), lower case, without port
  * @param corsAllowedOrigins the origins of browser pages allowed to call the API across origins
  *     ({@code cors-allowed-origins}), each {@code scheme://host[:port]}; none by default
+ * @param maxWebhookWaitRequests the most webhook calls waiting for an execution's end at once, apart from
+ *     {@code max-wait-requests} ({@code max-webhook-wait-requests})
+ * @param webhookRatePerKey the calls a second one webhook trigger accepts, with a burst of as many
+ *     ({@code webhook-rate-per-key}); 0: no bound
  */
 public record ApiAccess(List<String> authTokens, Path accessFile, long maxRequestBytes, int maxRequestHeaderBytes,
         int maxWaitRequests, long maxExecutorBacklog, Duration maxExecutorDelay, List<String> allowedHosts,
-        List<String> corsAllowedOrigins) {
+        List<String> corsAllowedOrigins, int maxWebhookWaitRequests, int webhookRatePerKey) {
     /** The fewest characters a token may have: 16 random hexadecimal digits are 64 bits. */
     public static final int MIN_TOKEN_CHARS = 16;
 
@@ -46,6 +50,7 @@ public record ApiAccess(List<String> authTokens, Path accessFile, long maxReques
         return "ApiAccess[authTokens=" + authTokens.size() + " configured, accessFile=" + accessFile + ", maxRequestBytes=" + maxRequestBytes
                 + ", maxRequestHeaderBytes=" + maxRequestHeaderBytes + ", maxWaitRequests=" + maxWaitRequests + ", maxExecutorBacklog=" + maxExecutorBacklog
                 + ", maxExecutorDelay=" + maxExecutorDelay + ", allowedHosts=" + allowedHosts + ", corsAllowedOrigins="
-                + corsAllowedOrigins + "]";
+                + corsAllowedOrigins + ", maxWebhookWaitRequests=" + maxWebhookWaitRequests + ", webhookRatePerKey="
+                + webhookRatePerKey + "]";
     }
 }

@@ -157,6 +157,8 @@ class ConfigLoaderTest {
         assertThat(api.maxRequestBytes()).isEqualTo(1024 * 1024);
         assertThat(api.maxRequestHeaderBytes()).isEqualTo(8192);
         assertThat(api.maxWaitRequests()).isEqualTo(1000);
+        assertThat(api.maxWebhookWaitRequests()).isEqualTo(100);
+        assertThat(api.webhookRatePerKey()).isEqualTo(10);
         assertThat(api.allowedHosts()).isEmpty();
         assertThat(api.corsAllowedOrigins()).isEmpty();
         assertThat(api.maxExecutorBacklog()).isEqualTo(2000);
@@ -165,21 +167,28 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void shouldReadTheApisHostsAndOriginsAndRefuseAWildcardOrigin() {
+    void shouldReadTheApisHostsOriginsAndWebhookBoundsAndRefuseAWildcardOrigin() {
         // when
         ApiAccess api = ConfigLoader.load(
                 Map.of("MILLRACE_CORS_ALLOWED_ORIGINS", "https://UI.example.com, http://localhost:3000"),
-                Map.of("api-allowed-hosts", "Millrace.local,[::2]"), null).api();
+                Map.of("api-allowed-hosts", "Millrace.local,[::2]", "max-webhook-wait-requests", "5",
+                        "webhook-rate-per-key", "0"), null).api();
 
         // then
         assertThat(api.corsAllowedOrigins()).containsExactly("https://ui.example.com", "http://localhost:3000");
         assertThat(api.allowedHosts()).containsExactly("millrace.local", "[::2]");
+        assertThat(api.maxWebhookWaitRequests()).isEqualTo(5);
+        assertThat(api.webhookRatePerKey()).isZero();
         for (String origin : List.of("*", "https://ui.example.com/app", "ui.example.com", "null")) {
             assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("cors-allowed-origins", origin), null))
                     .as(origin).isInstanceOf(ConfigException.class).hasMessageContaining("cors-allowed-origins");
         }
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("api-allowed-hosts", "host:8080"), null))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("api-allowed-hosts");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("webhook-rate-per-key", "-1"), null))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("webhook-rate-per-key");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("max-webhook-wait-requests", "0"), null))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("max-webhook-wait-requests");
     }
 
     @Test

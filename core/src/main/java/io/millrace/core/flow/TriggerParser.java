@@ -23,6 +23,11 @@ import java.util.regex.PatternSyntaxException;
 final class TriggerParser {
     /** Kestra's limit on a webhook key. */
     static final int MAX_WEBHOOK_KEY = 256;
+    /**
+     * The shortest webhook key: the key is a webhook's only credential, and its path is open to anyone; 16 random
+     * characters put guessing it out of reach.
+     */
+    public static final int MIN_WEBHOOK_KEY = 16;
 
     private final List<String> problems;
 
@@ -214,6 +219,10 @@ final class TriggerParser {
         String key = text(node, "key", where);
         if (key != null && (key.isBlank() || key.length() > MAX_WEBHOOK_KEY || key.contains("/"))) {
             problems.add("Expected " + where + ".key to be 1 to " + MAX_WEBHOOK_KEY + " characters without '/'");
+        } else if (key != null && key.length() < MIN_WEBHOOK_KEY) {
+            // the key's length only, never the key: the answer and the log may be read by others
+            problems.add("Expected " + where + ".key to have at least " + MIN_WEBHOOK_KEY + " characters (it is the"
+                    + " webhook's only credential; e.g. openssl rand -hex 16), but it has " + key.length());
         }
         for (String flag : List.of("wait", "returnOutputs")) {
             if (node.has(flag) && !node.path(flag).isBoolean()) {

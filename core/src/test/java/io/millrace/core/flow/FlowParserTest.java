@@ -667,7 +667,7 @@ class FlowParserTest {
                         onSerdeError: {type: DLQ, topic: bad_orders}
                       - id: hook
                         type: io.kestra.core.models.triggers.types.Webhook
-                        key: s3cr3t
+                        key: s3cr3t-0123456789
                         disabled: true
                         labels: {source: web}
                     tasks:
@@ -686,7 +686,7 @@ class FlowParserTest {
             assertThat(kafka.properties().get("properties")).isEqualTo(Map.of("bootstrap.servers", "localhost:9092"));
             assertThat(kafka.properties()).doesNotContainKeys("id", "type");
             assertThat(flow.triggers().getLast().labels()).containsExactly(Map.entry("source", "web"));
-            assertThat(flow.triggers().getLast().text("key")).isEqualTo("s3cr3t");
+            assertThat(flow.triggers().getLast().text("key")).isEqualTo("s3cr3t-0123456789");
         }
 
         @Test
@@ -835,6 +835,8 @@ class FlowParserTest {
                     "Unknown or unsupported property 'pollDuration' at triggers[1] (trigger 'nogroup')",
                     "Missing required property 'groupId' at triggers[1] (trigger 'nogroup')",
                     "Expected triggers[2] (trigger 'hook').key to be 1 to 256 characters without '/'",
+                    "Expected triggers[3] (trigger 'hook').key to have at least 16 characters (it is the webhook's only"
+                            + " credential; e.g. openssl rand -hex 16), but it has 1",
                     "Expected triggers[2] (trigger 'hook').wait to be true or false",
                     "Expected trigger ids to be unique, but 'hook' is declared twice",
                     "Unknown timezone 'Mars/Olympus' at triggers[4] (trigger 'cron').timezone",
