@@ -2,6 +2,7 @@ package io.millrace.gateway;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.millrace.core.execution.FailureText;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.LogRecord;
 import java.util.List;
@@ -13,7 +14,9 @@ import java.util.function.Predicate;
  * An execution's log lines as Kestra's log API shows them: {@code GET /api/v1/logs/{executionId}} answers a JSON array
  * of entries ({@code namespace, flowId, taskId, executionId, taskRunId, attemptNumber, timestamp, level, thread,
  * message}), oldest first; {@code /download} answers them as text, one line each. Filters: {@code minLevel} (the
- * least level kept), {@code taskRunId}, {@code taskId} and {@code attempt}.
+ * least level kept), {@code taskRunId}, {@code taskId} and {@code attempt}. A line's message is shown scrubbed
+ * ({@link FailureText#scrub}): no stack frame and no Java class name reaches the API, not even from a line a worker
+ * wrote before its own failures were told without them.
  */
 final class LogJson {
     private static final List<String> LEVELS = List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
@@ -57,7 +60,7 @@ final class LogJson {
             entry.put("timestamp", line.getTimestamp().toString())
                     .put("level", line.getLevel())
                     .put("thread", line.getThread())
-                    .put("message", line.getMessage());
+                    .put("message", FailureText.scrub(line.getMessage()));
         }
         return all;
     }
@@ -65,7 +68,7 @@ final class LogJson {
     static String text(List<LogRecord> lines) {
         var out = new StringBuilder();
         for (LogRecord line : lines) {
-            out.append(line.getTimestamp()).append(' ').append(line.getLevel()).append(' ').append(line.getMessage())
+            out.append(line.getTimestamp()).append(' ').append(line.getLevel()).append(' ').append(FailureText.scrub(line.getMessage()))
                     .append('\n');
         }
         return out.toString();

@@ -45,8 +45,12 @@ final class HandlingFailures {
     void unexpected(Command command, Throwable e, SpecificRecord original, StoreBackedState state, Instant now) {
         rethrowIfFatal(e);
         state.evict();
-        LOG.error("Failed handling {} for execution {}", command.getClass().getSimpleName(), command.executionId(), e);
-        failExecution(command.executionId(), "Internal error: " + e, now);
+        String id = Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 1, 36);
+        LOG.error("Error id {}: failed handling {} for execution {}", id, command.getClass().getSimpleName(),
+                command.executionId(), e);
+        // the execution's error is read through the API: the failure itself stays in this log, under the id
+        failExecution(command.executionId(), "Internal error; the executor's log has the details under error id " + id,
+                now);
         deadLetters.send(command.executionId(), "Failed handling " + command.getClass().getSimpleName() + ": " + e,
                 original, DeadLetterMeters.Reason.INTERNAL_ERROR);
     }

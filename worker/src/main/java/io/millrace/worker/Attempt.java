@@ -4,6 +4,7 @@ import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.expression.TaskSecrets;
 import io.millrace.serdes.avro.WorkerTaskRecord;
+import io.millrace.worker.task.Failures;
 import io.millrace.worker.task.TaskOutcome;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
@@ -168,10 +169,12 @@ final class Attempt {
         if (!end(TaskOutcome.failed("Task '" + task.getTaskId() + "': " + deadline.reason()))) {
             return;
         }
-        LOG.warn("Task '{}' (execution {}, attempt {}): {}; interrupting it", task.getTaskId(), task.getExecutionId(),
-                task.getAttempt(), deadline.reason());
+        // where it was is the worker's, not the flow's: in this worker's log, under the id the task's line names
+        String id = Failures.errorId("Task '" + task.getTaskId() + "' (execution " + task.getExecutionId()
+                + ", attempt " + task.getAttempt() + "): " + deadline.reason() + "; interrupting it; it was at:"
+                + frames(at), null);
         interrupt();
-        log.log("TRACE", deadline.reason() + "; the task was at:" + frames(at));
+        log.log("TRACE", deadline.reason() + "; the worker's log has where the task was under error id " + id);
     }
 
     /** Interrupts the task's thread while it runs this attempt, and abandons it if it has not stopped a while later. */

@@ -55,7 +55,7 @@ final class DirSecrets {
             }
         } catch (IOException e) {
             throw new SecretException("Unable to list secrets-dir " + dir + " for the secret '" + name + "': "
-                    + e.getClass().getSimpleName());
+                    + io.millrace.worker.task.Failures.kind(e));
         }
         if (found.size() > 1) {
             throw new SecretException("Expected one file for the secret '" + name + "' in secrets-dir " + dir
@@ -70,7 +70,7 @@ final class DirSecrets {
             bytes = in.readNBytes(MAX_BYTES + 1);
         } catch (IOException e) {
             throw new SecretException("Unable to read the secret '" + name + "' from secrets-dir " + dir + ": "
-                    + e.getClass().getSimpleName());
+                    + io.millrace.worker.task.Failures.kind(e));
         }
         if (bytes.length > MAX_BYTES) {
             throw new SecretException("Expected the secret '" + name + "' in secrets-dir " + dir + " to be at most "

@@ -69,7 +69,7 @@ final class ResultPublisher {
     private void fallback(WorkerTaskRecord task, State state, Exception cause, UnaryOperator<String> mask,
             Runnable settled) {
         String error = mask.apply("Task '" + task.getTaskId() + "': its " + state + " result could not be produced: "
-                + cause.getClass().getSimpleName() + ": " + cause.getMessage());
+                + io.millrace.worker.task.Failures.describe(cause));
         produce(task, State.FAILED, encode(task, State.FAILED, Map.of(), error), e -> settled.run());
     }
 

@@ -8,12 +8,11 @@ import io.millrace.core.flow.TaskTypes;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.WorkerTaskRecord;
+import io.millrace.worker.task.Failures;
 import io.millrace.worker.task.RunnableTask;
 import io.millrace.worker.task.TaskInvocation;
 import io.millrace.worker.task.TaskOutcome;
 import io.millrace.worker.task.TaskRegistry;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
@@ -112,7 +111,6 @@ final class TaskRunner implements PollLoop.Starter {
         running.computeIfAbsent(task.getExecutionId(), id -> ConcurrentHashMap.newKeySet()).add(attempt);
         attempt.beatEvery(heartbeatPeriodMillis(task));
         TaskOutcome outcome;
-        Throwable thrown = null;
         try {
             outcome = execute(task, attempt);
         } catch (InterruptedException e) {
@@ -125,8 +123,8 @@ final class TaskRunner implements PollLoop.Starter {
             }
             outcome = TaskOutcome.failed("Task '" + task.getTaskId() + "': interrupted");
         } catch (Throwable e) {
-            thrown = e;
-            outcome = TaskOutcome.failed("Task '" + task.getTaskId() + "': " + describe(e));
+            // its stack trace goes to this worker's log under the error id the task run's error names
+            outcome = TaskOutcome.failed(Failures.unexpected(task.getTaskId(), e));
         } finally {
             attempt.returned();
             running.computeIfPresent(task.getExecutionId(), (id, attempts) -> {
@@ -134,9 +132,7 @@ final class TaskRunner implements PollLoop.Starter {
                 return attempts.isEmpty() ? null : attempts;
             });
         }
-        if (attempt.end(outcome) && thrown != null) {
-            attempt.log.log("TRACE", stackTrace(thrown));
-        }
+        attempt.end(outcome);
     }
 
     private TaskOutcome execute(WorkerTaskRecord task, Attempt attempt) throws Exception {
@@ -171,18 +167,8 @@ final class TaskRunner implements PollLoop.Starter {
         return variables.get("flow") instanceof Map<?, ?> flow && flow.get(name) != null ? flow.get(name).toString() : null;
     }
 
-    private static String stackTrace(Throwable e) {
-        var out = new StringWriter();
-        e.printStackTrace(new PrintWriter(out));
-        return out.toString();
-    }
-
     private long heartbeatPeriodMillis(WorkerTaskRecord task) {
         long lease = task.getLeaseMillis() > 0 ? task.getLeaseMillis() : defaultLease.toMillis();
         return Math.max(1, lease / 3);
-    }
-
-    private static String describe(Throwable e) {
-        return e.getClass().getSimpleName() + ": " + (e.getMessage() != null ? e.getMessage() : "(no message)");
     }
 }

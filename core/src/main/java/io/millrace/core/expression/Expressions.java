@@ -1,5 +1,6 @@
 package io.millrace.core.expression;
 
+import io.millrace.core.execution.FailureText;
 import io.pebbletemplates.pebble.PebbleEngine;
 import io.pebbletemplates.pebble.cache.tag.NoOpTagCache;
 import io.pebbletemplates.pebble.error.AttributeNotFoundException;
@@ -80,13 +81,13 @@ public final class Expressions {
             throw new ExpressionException(template, limitOr(e, String.valueOf(e.getMessage())), e);
         } catch (RuntimeException e) {
             // a filter, function or attribute getter failed while evaluating
-            throw new ExpressionException(template, limitOr(e, e.getClass().getSimpleName() + ": " + e.getMessage()), e);
+            throw new ExpressionException(template, limitOr(e, FailureText.describe(e)), e);
         } catch (StackOverflowError e) {
             throw new ExpressionException(template, "The template nests too deeply: parsing or evaluating it overflowed"
                     + " the stack (a macro that calls itself?)", e);
         } catch (Error e) {
             // the caller catches ExpressionException only; an expression must not take the executor down
-            throw new ExpressionException(template, e.getClass().getSimpleName() + ": " + e.getMessage(), e);
+            throw new ExpressionException(template, FailureText.describe(e), e);
         }
     }
 

@@ -414,7 +414,7 @@ final class HttpRequestTask implements RunnableTask {
     }
 
     private static String describe(Throwable t) {
-        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getClass().getSimpleName() + ": " + t.getMessage();
+        return Failures.describe(t);
     }
 
     /** Header names in lower case (as HTTP/2 writes them), pseudo-headers left out, sorted for stable outputs. */

@@ -102,7 +102,7 @@ final class ProduceSends {
 
     private static String describe(Throwable t, int depth) {
         String message = t.getMessage();
-        String text = t.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+        String text = Failures.describe(t);
         Throwable cause = t.getCause();
         boolean causeSaid = cause == null || cause == t || depth == 2
                 || message != null && cause.getMessage() != null && message.contains(cause.getMessage());

@@ -15,7 +15,8 @@ public interface RunnableTask {
 
     /**
      * Runs and never fails silently: any exception becomes a FAILED outcome whose error names the task and
-     * the problem. Only an interruption escapes, so that the caller can tell a cancellation from a failure.
+     * the problem (an unexpected one its message and an error id, never its class or stack: {@link Failures}). Only an
+     * interruption escapes, so that the caller can tell a cancellation from a failure.
      */
     default TaskOutcome execute(TaskInvocation invocation) throws InterruptedException {
         try {
@@ -26,8 +27,7 @@ public interface RunnableTask {
         } catch (TaskException e) {
             return TaskOutcome.failed(e.getMessage());
         } catch (Exception e) {
-            String detail = e.getMessage() != null ? e.getMessage() : e.getClass().getName();
-            return TaskOutcome.failed("Task '" + invocation.taskId() + "': " + e.getClass().getSimpleName() + ": " + detail);
+            return TaskOutcome.failed(Failures.unexpected(invocation.taskId(), e));
         }
     }
 }
