@@ -42,7 +42,8 @@ tasks:
       - {id: log, type: io.kestra.plugin.core.log.Log, message: "{{ taskrun.value }}"}
 YAML
     read -r e0 p0 < <(cpu); t0=$(date +%s.%N)
-    runs=$(curl -sf -X POST -H 'Content-Type: application/json' "http://localhost:$port/api/v1/executions/bench.cost/foreach-$n?wait=true&timeout=PT600S" \
+    runs=$(curl -sf -X POST -H 'Content-Type: application/json' \
+        "http://localhost:$port/api/v1/executions/bench.cost/foreach-$n?wait=true&timeout=PT600S" \
         | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["state"]["current"] == "SUCCESS", d["state"]; print(len(d["taskRunList"]))')
     t1=$(date +%s.%N); read -r e1 p1 < <(cpu)
     [ "$round" = 2 ] && python3 -c "print('%8d %8d %9.2f %22.3f %22.3f' % ($n, $runs, $t1 - $t0, ($e1 - $e0) / $runs, ($p1 - $p0) / $runs))"

@@ -68,7 +68,8 @@ final class LogJson {
     static String text(List<LogRecord> lines) {
         var out = new StringBuilder();
         for (LogRecord line : lines) {
-            out.append(line.getTimestamp()).append(' ').append(line.getLevel()).append(' ').append(FailureText.scrub(line.getMessage()))
+            out.append(line.getTimestamp()).append(' ').append(line.getLevel()).append(' ')
+                    .append(FailureText.scrub(line.getMessage()))
                     .append('\n');
         }
         return out.toString();

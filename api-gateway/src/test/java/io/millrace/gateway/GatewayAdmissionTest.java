@@ -85,7 +85,8 @@ class GatewayAdmissionTest {
             awaitLag(config, admitted);
             assertThat(send("POST", start, "").statusCode()).isEqualTo(503);
             assertThat(send("POST", start + "?wait=true", "").statusCode()).isEqualTo(503);
-            assertThat(send("POST", base + "/executions/webhook/" + NAMESPACE + "/admitted/hook-key-0123456789", "{}").statusCode())
+            assertThat(send("POST", base + "/executions/webhook/" + NAMESPACE + "/admitted/hook-key-0123456789", "{}")
+                    .statusCode())
                     .isEqualTo(503);
 
             // and: reads and other calls are not refused
@@ -102,7 +103,8 @@ class GatewayAdmissionTest {
 
             // then: starts are admitted again
             assertThat(eventually(200, () -> send("POST", start, "").statusCode())).isEqualTo(200);
-            assertThat(send("POST", base + "/executions/webhook/" + NAMESPACE + "/admitted/hook-key-0123456789", "{}").statusCode())
+            assertThat(send("POST", base + "/executions/webhook/" + NAMESPACE + "/admitted/hook-key-0123456789", "{}")
+                    .statusCode())
                     .isEqualTo(200);
         }
     }

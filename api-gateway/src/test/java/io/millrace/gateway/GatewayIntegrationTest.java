@@ -461,7 +461,8 @@ class GatewayIntegrationTest {
     void shouldAnswerAWaitingWebhookWithItsOutputsOnlyAnd500WhenItsExecutionFailed() throws Exception {
         // given: a webhook that waits and returns the outputs
         api.post("/api/v1/flows", "id: hook-out\nnamespace: " + NAMESPACE + "\n"
-                + "triggers:\n  - {id: h, type: io.kestra.plugin.core.trigger.Webhook, key: k-0123456789abcdef, wait: true, returnOutputs: true}\n"
+                + "triggers:\n  - {id: h, type: io.kestra.plugin.core.trigger.Webhook, key: k-0123456789abcdef,"
+                + " wait: true, returnOutputs: true}\n"
                 + "tasks:\n  - {id: a, type: io.kestra.plugin.core.log.Log, message: hi}\n");
         String url = "/api/v1/executions/webhook/" + NAMESPACE + "/hook-out/k-0123456789abcdef";
 

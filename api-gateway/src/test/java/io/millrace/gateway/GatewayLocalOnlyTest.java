@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class GatewayLocalOnlyTest {
     private static final String UI = "https://ui.example.com";
-    private static final String FLOW = "id: local\nnamespace: company.team\ntasks:\n  - {id: say, type: log, message: hi}\n";
+    private static final String FLOW =
+            "id: local\nnamespace: company.team\ntasks:\n  - {id: say, type: log, message: hi}\n";
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @TempDir
@@ -169,7 +170,8 @@ class GatewayLocalOnlyTest {
     private static HttpResponse<String> send(String method, String path, Map<String, String> headers, String body) {
         var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
                 .timeout(Duration.ofSeconds(30))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
         headers.forEach(request::header);
         return HTTP.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString()).join();
     }
@@ -187,7 +189,8 @@ class GatewayLocalOnlyTest {
         try (var socket = new Socket("127.0.0.1", gateway.port())) {
             socket.setSoTimeout(5000);
             OutputStream out = socket.getOutputStream();
-            out.write(request.replaceFirst("\r\n\r\n", "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            String closing = request.replaceFirst("\r\n\r\n", "\r\nConnection: close\r\n\r\n");
+            out.write(closing.getBytes(StandardCharsets.UTF_8));
             out.flush();
             InputStream in = socket.getInputStream();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);

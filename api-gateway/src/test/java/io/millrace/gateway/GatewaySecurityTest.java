@@ -283,7 +283,8 @@ class GatewaySecurityTest {
         answers.put("unknown method", send("PATCH", flows, TOKEN, Map.of(), "x"));
         answers.put("outside the API", send("GET", "/favicon.ico", null, Map.of(), null));
         answers.put("webhook inputs that fail to render",
-                send("POST", "/api/v1/executions/webhook/" + NAMESPACE + "/guarded/broken-key-0123456789", null, Map.of(), "{}"));
+                send("POST", "/api/v1/executions/webhook/" + NAMESPACE + "/guarded/broken-key-0123456789", null,
+                        Map.of(), "{}"));
         answers.put("unknown execution", send("GET", "/api/v1/executions/nope", TOKEN, Map.of(), null));
 
         answers.forEach((kind, answer) -> {
@@ -373,7 +374,8 @@ class GatewaySecurityTest {
     }
 
     private static BearerTokens tokens(List<String> admins) {
-        return new BearerTokens(new ApiAccess(admins, null, 1024, 1024, 1, 0, Duration.ZERO, List.of(), List.of(), 1, 0),
+        return new BearerTokens(new ApiAccess(admins, null, 1024, 1024, 1, 0, Duration.ZERO, List.of(), List.of(), 1,
+                0),
                 (status, outcome) -> { }, new SimpleMeterRegistry());
     }
 

@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Tasks that fail in the ways Java fails (a host that does not resolve, a timeout that interrupts a task, a Kafka client
- * refusing its settings, an expression that throws) and requests the API refuses: no answer, the execution's errors and
- * its logs included, shows a stack trace or an exception's class name.
+ * Tasks that fail in the ways Java fails (a host that does not resolve, a timeout that interrupts a task, a Kafka
+ * client refusing its settings, an expression that throws) and requests the API refuses: no answer, the execution's
+ * errors and its logs included, shows a stack trace or an exception's class name.
  */
 class NoInternalsEndToEndTest {
     private static final List<String> INTERNALS = List.of("Exception", "at io.", "at org.", "at java.", "\tat ",

@@ -172,7 +172,8 @@ class TriggersEndToEndTest {
                     """, 200);
 
             // when
-            JsonNode execution = send("POST", api + "/executions/webhook/company.team/greet/k3y-0123456789abcdef?city=Paris",
+            JsonNode execution = send("POST",
+                    api + "/executions/webhook/company.team/greet/k3y-0123456789abcdef?city=Paris",
                     "{\"name\": \"Ada\"}", 200);
 
             // then

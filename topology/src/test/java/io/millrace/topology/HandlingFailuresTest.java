@@ -88,7 +88,8 @@ class HandlingFailuresTest {
         // then
         Execution failed = new StoreBackedState("e1", stores).execution().orElseThrow();
         assertThat(failed.state()).isEqualTo(State.FAILED);
-        assertThat(failed.error()).matches("Internal error; the executor's log has the details under error id [0-9a-z]+");
+        assertThat(failed.error())
+                .matches("Internal error; the executor's log has the details under error id [0-9a-z]+");
         assertThat(deadLetters()).singleElement().satisfies(letter -> {
             assertThat(letter.getKey()).isEqualTo("e1");
             assertThat(letter.getReason()).isEqualTo("Failed handling TaskResult: java.lang.IllegalStateException: boom");

@@ -12,10 +12,10 @@ import java.util.regex.Pattern;
  */
 public final class FailureText {
     /** Qualified names in the JVM's, the engine's and its libraries' packages. */
-    private static final Pattern QUALIFIED = Pattern.compile("\\b(?:java|javax|jdk|sun|com\\.sun|kotlin|io\\.millrace"
-            + "|io\\.javalin|io\\.pebbletemplates|org\\.apache|org\\.eclipse|com\\.fasterxml|com\\.api)\\.(?:[\\w$]+\\.)*"
-            + "([\\w$]+)");
-    /** A simple name ending in Exception or Error, and a stack frame line, with what precedes it on its line. */
+    private static final Pattern QUALIFIED = Pattern.compile("\\b(?:java|javax|jdk|sun|com\\.sun|kotlin"
+            + "|io\\.millrace|io\\.javalin|io\\.pebbletemplates|org\\.apache|org\\.eclipse|com\\.fasterxml|com\\.api)"
+            + "\\.(?:[\\w$]+\\.)*([\\w$]+)");
+    /** A simple name ending in Exception or Error; a stack frame line, or the "... 3 more" of a cause's frames. */
     private static final Pattern THROWABLE = Pattern.compile("\\b([A-Z][\\w$]*?)(?:Exception|Error)\\b");
     private static final Pattern FRAME = Pattern.compile("(?m)^[ \\t]*(?:at [\\w$.<>/]+\\(.*\\)|\\.\\.\\. \\d+ more)"
             + "[ \\t]*(?:\\r?\\n|$)");

@@ -39,7 +39,8 @@ class FailureTextTest {
                 illegal state: boom at company.team/flow (see example.com)
                 Caused by: timeout: slow
                 class String cannot be cast to class Map""");
-        assertThat(FailureText.scrub("a plain message, file.txt; Error: none")).isEqualTo("a plain message, file.txt; Error: none");
+        assertThat(FailureText.scrub("a plain message, file.txt; Error: none"))
+                .isEqualTo("a plain message, file.txt; Error: none");
         assertThat(FailureText.scrub(null)).isNull();
     }
 }

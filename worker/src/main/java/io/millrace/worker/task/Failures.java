@@ -28,7 +28,7 @@ public final class Failures {
                 + " error id " + id;
     }
 
-    /** Logs {@code what} (with the failure's stack trace, when there is one) under a new error id and returns the id. */
+    /** Logs {@code what} (with the failure's stack trace, if any) under a new error id and returns the id. */
     public static String errorId(String what, Throwable failure) {
         String id = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
         if (failure == null) {

@@ -53,8 +53,8 @@ class TaskOutcomeTest {
         TaskInvocation invocation = Invocations.of("t1", "x", Map.of(), Map.of());
 
         // when / then
-        assertThat(broken.execute(invocation).error()).matches("Task 't1' failed unexpectedly: bug; the worker's log has"
-                + " the details under error id [0-9a-z]+");
+        assertThat(broken.execute(invocation).error())
+                .matches("Task 't1' failed unexpectedly: bug; the worker's log has the details under error id [0-9a-z]+");
         assertThat(nothing.execute(invocation).error()).isEqualTo("Task 't1': produced no outcome");
     }
 
