@@ -1,12 +1,16 @@
 package io.millrace.gateway;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
 import io.millrace.core.execution.TaskRun;
+import io.millrace.core.expression.TaskSecrets;
+import io.millrace.core.flow.InputCipher;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.ExecutionSnapshot;
@@ -19,11 +23,13 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Executions as Kestra's API shows them: {@code taskRunList}, labels as a list of key/value pairs,
  * and a {@code state} object with its histories, start and end dates and duration. Dates are
- * ISO-8601 instants, durations ISO-8601 durations ({@code PT1.5S}).
+ * ISO-8601 instants, durations ISO-8601 durations ({@code PT1.5S}). SECRET inputs show as {@code ******}.
  */
 final class ExecutionJson {
     private static final ObjectMapper MAPPER = Json.MAPPER;
@@ -93,7 +99,36 @@ final class ExecutionJson {
         if (execution.error() != null) {
             json.put("error", execution.error());
         }
+        return (ObjectNode) masked(json);
+    }
+
+    private static final Pattern ENCRYPTED = Pattern.compile(Pattern.quote(InputCipher.PREFIX) + "[A-Za-z0-9+/=]*");
+
+    /**
+     * {@code json} with every encrypted value ({@link InputCipher}: a SECRET input, or what the executor rendered from
+     * one into a flow output, a task run's value or an error) shown as {@link TaskSecrets#MASK}, as Kestra shows a
+     * SECRET input, in texts and field names alike: an answer shows neither a SECRET input's value nor its ciphertext.
+     */
+    static JsonNode masked(JsonNode json) {
+        if (json.isTextual() && json.asText().contains(InputCipher.PREFIX)) {
+            return TextNode.valueOf(mask(json.asText()));
+        }
+        if (json.isObject()) {
+            ObjectNode masked = MAPPER.createObjectNode();
+            json.fields().forEachRemaining(field -> masked.set(mask(field.getKey()), masked(field.getValue())));
+            return masked;
+        }
+        if (json.isArray()) {
+            ArrayNode masked = MAPPER.createArrayNode();
+            json.forEach(item -> masked.add(masked(item)));
+            return masked;
+        }
         return json;
+    }
+
+    private static String mask(String text) {
+        return text.contains(InputCipher.PREFIX)
+                ? ENCRYPTED.matcher(text).replaceAll(Matcher.quoteReplacement(TaskSecrets.MASK)) : text;
     }
 
     private static ObjectNode taskRun(Execution execution, TaskRun run, String outputsJson, Instant now) {

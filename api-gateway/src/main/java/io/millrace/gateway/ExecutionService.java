@@ -15,7 +15,12 @@ import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.expression.ExpressionException;
 import io.millrace.core.expression.Expressions;
+import io.millrace.core.expression.SecretException;
+import io.millrace.core.expression.TaskSecrets;
+import io.millrace.config.SecretSettings;
 import io.millrace.core.flow.Flow;
+import io.millrace.core.flow.InputDef;
+import io.millrace.core.flow.InputType;
 import io.millrace.core.flow.Inputs;
 import io.millrace.core.flow.Pause;
 import io.millrace.core.flow.TriggerDef;
@@ -28,6 +33,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,16 +64,20 @@ final class ExecutionService {
     private final Clock clock;
     private final Expressions expressions;
     private final WebhookRates webhookRates;
+    private final SecretSettings secrets;
 
     /**
      * @param executor where answers are built, never on Kafka's threads
      * @param expressions renders a webhook's inputs
      * @param webhookRates the calls each webhook trigger takes a second
+     * @param secrets encrypts SECRET inputs
      */
     ExecutionService(FlowService flows, ReadModel readModel, Waiters waiters, Followers followers, Admission admission,
-            Publisher publisher, Executor executor, Clock clock, Expressions expressions, WebhookRates webhookRates) {
+            Publisher publisher, Executor executor, Clock clock, Expressions expressions, WebhookRates webhookRates,
+            SecretSettings secrets) {
         this.flows = flows;
         this.webhookRates = webhookRates;
+        this.secrets = secrets;
         this.followers = followers;
         this.expressions = expressions;
         this.readModel = readModel;
@@ -128,6 +138,7 @@ final class ExecutionService {
                         + " gateway's log has the reason under error id " + id, java.util.List.of());
             }
         }
+        variables = withSecretInputsMasked(flow, inputs, variables);
         boolean wait = Boolean.TRUE.equals(trigger.properties().get("wait"));
         var request = new ExecutionRequest(inputs, trigger.labels());
         var started = start(flow, request, new ExecutionTrigger(trigger.id(), trigger.type(), variables),
@@ -143,6 +154,27 @@ final class ExecutionService {
                         ? (ObjectNode) reply.body().path("outputs") : Json.MAPPER.createObjectNode()));
     }
 
+    /**
+     * The call's variables with each value its inputs gave a SECRET input masked, as a task run masks a secret
+     * ({@link TaskSecrets}): the trigger the execution records does not hold what the input encrypts.
+     */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> withSecretInputsMasked(Flow flow, Map<String, Object> inputs,
+            Map<String, Object> variables) {
+        var values = new TaskSecrets(name -> {
+            throw new SecretException("Expected no secret() in a webhook call, but '" + name + "' was asked for");
+        });
+        boolean any = false;
+        for (InputDef input : flow.inputs()) {
+            if (input.type() == InputType.SECRET && inputs.get(input.id()) instanceof String value
+                    && !value.isEmpty()) {
+                values.add(value);
+                any = true;
+            }
+        }
+        return any ? (Map<String, Object>) values.maskDeep(variables) : variables;
+    }
+
     private Flow enabledFlow(String namespace, String flowId) {
         Flow flow = flows.latestFlow(namespace, flowId);
         if (flow.disabled()) {
@@ -155,6 +187,7 @@ final class ExecutionService {
             Optional<Duration> wait) {
         String namespace = flow.namespace();
         String flowId = flow.id();
+        request = withSecretInputsEncrypted(flow, request);
         Map<String, Object> inputs;
         try {
             inputs = Inputs.resolve(flow.inputs(), request.inputs());
@@ -187,6 +220,37 @@ final class ExecutionService {
                 .thenCompose(acked -> terminal)
                 // the terminal snapshot came after its task runs' (same partition): the read model has them all
                 .thenApplyAsync(snapshot -> new Reply(snapshot != null ? 200 : 202, latestKnown(created)), executor);
+    }
+
+    /**
+     * {@code request} with the value of each SECRET input of {@code flow}, given or its default, encrypted: nothing
+     * after this holds it in clear. 422 when the flow has a SECRET input and {@code encryption-key} is not set; 400
+     * for a value that is not a scalar (the answer never quotes it).
+     */
+    private ExecutionRequest withSecretInputsEncrypted(Flow flow, ExecutionRequest request) {
+        List<InputDef> secret = flow.inputs().stream().filter(input -> input.type() == InputType.SECRET).toList();
+        if (secret.isEmpty()) {
+            return request;
+        }
+        if (secrets.inputCipher().isEmpty()) {
+            throw new ApiException(422, "Flow '" + flow.key() + "' has the SECRET input '" + secret.getFirst().id()
+                    + "', which the gateway encrypts with the setting " + SecretSettings.ENCRYPTION_KEY + ", but it is"
+                    + " not set: give the gateway and the workers the same " + SecretSettings.ENCRYPTION_KEY
+                    + " (openssl rand -base64 32)", List.of());
+        }
+        var inputs = new LinkedHashMap<>(request.inputs());
+        for (InputDef input : secret) {
+            Object value = inputs.containsKey(input.id()) ? inputs.get(input.id()) : input.defaults();
+            if (value instanceof Map<?, ?> || value instanceof List<?>) {
+                throw ApiException.badRequest("Invalid inputs for flow '" + flow.key() + "': Expected input '"
+                        + input.id() + "' (SECRET) to be text, but got a JSON "
+                        + (value instanceof Map ? "object" : "array"));
+            }
+            if (value != null) {
+                inputs.put(input.id(), secrets.inputCipher().get().encrypt(String.valueOf(value)));
+            }
+        }
+        return new ExecutionRequest(inputs, request.labels());
     }
 
     /** Kills an execution: 202 once the command is acknowledged; {@code cascade}: its running subflows' too. */

@@ -71,7 +71,7 @@ public final class Gateway implements AutoCloseable {
             admission = Admission.of(config, registry);
             var executions = new ExecutionService(flows, readModel, waiters, followers, admission, publisher, responses,
                     clock, new Expressions(config.expressionLimits()),
-                    new WebhookRates(config.api().webhookRatePerKey(), System::nanoTime));
+                    new WebhookRates(config.api().webhookRatePerKey(), System::nanoTime), config.secrets());
             var audit = Audit.of(config, publisher, clock, registry);
             tokens = new BearerTokens(config.api(), (status, outcome) -> audit.record(Audit.GATEWAY, "token-reload",
                     String.valueOf(config.api().accessFile()), status, outcome), registry);

@@ -121,4 +121,24 @@ class ExecutionJsonTest {
         assertThat(taskRun.path("attempts")).isEmpty();
         assertThat(taskRun.path("error").asText()).isEqualTo("Task 'boom': no such thing");
     }
+
+    @Test
+    void shouldMaskEncryptedValuesWhereverTheyAre() {
+        // given
+        String encrypted = io.millrace.core.flow.InputCipher.PREFIX + "q83vEjRWeJA+/w==";
+        var execution = new Execution("ex1", "company.team", "greet", 3, Map.of("password", encrypted, "name", "Ada"),
+                Map.of(), null, State.FAILED, List.of(new StateHistory(State.CREATED, T0)), List.of(),
+                Map.of("copy", "pw=" + encrypted + "!", encrypted, List.of(encrypted)), "Expected '" + encrypted + "'");
+
+        // when
+        JsonNode json = ExecutionJson.of(execution, Map.of(), T2);
+
+        // then
+        assertThat(json.toString()).doesNotContain("millrace:encrypted").doesNotContain("q83vEjRWeJA");
+        assertThat(json.path("inputs").path("password").asText()).isEqualTo("******");
+        assertThat(json.path("inputs").path("name").asText()).isEqualTo("Ada");
+        assertThat(json.path("outputs").path("copy").asText()).isEqualTo("pw=******!");
+        assertThat(json.path("outputs").path("******").get(0).asText()).isEqualTo("******");
+        assertThat(json.path("error").asText()).isEqualTo("Expected '******'");
+    }
 }

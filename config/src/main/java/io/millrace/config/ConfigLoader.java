@@ -54,6 +54,7 @@ public final class ConfigLoader {
             Map.entry(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER, ""),
             Map.entry(TaskReach.KAFKA_ALLOW_JAAS_CONFIG, "false"),
             Map.entry("secrets-dir", ""),
+            Map.entry(SecretSettings.ENCRYPTION_KEY, ""),
             Map.entry("port", "8080"),
             Map.entry("management-port", "8081"),
             Map.entry("wait-timeout", "PT60S"),
@@ -189,7 +190,9 @@ public final class ConfigLoader {
                         reader.bool(TaskReach.KAFKA_ALLOW_JAAS_CONFIG),
                         reader.isSet(TaskReach.KAFKA_ALLOW_ENGINE_CLUSTER)),
                 optionalPath(reader, "secrets-dir"),
-                minInsyncReplicas(reader));
+                minInsyncReplicas(reader),
+                new SecretSettings(SecretSettings.cipher(values.get(SecretSettings.ENCRYPTION_KEY).value(),
+                        values.get(SecretSettings.ENCRYPTION_KEY).source())));
     }
 
     /** {@code min-insync-replicas}: 0, or at most {@code replication-factor}, else no write could ever be taken. */

@@ -17,6 +17,7 @@ import java.util.OptionalInt;
  * {@code task-kafka-*} settings, see {@link TaskReach}). {@code secretsDir} is the folder a worker reads secrets from,
  * one file a secret ({@code secrets-dir}; none by default). {@code minInsyncReplicas} is the
  * {@code min.insync.replicas} of every topic the roles create ({@code min-insync-replicas}; 0: the brokers' default).
+ * {@code secrets} encrypts SECRET inputs ({@link SecretSettings}).
  */
 public record MillraceConfig(
         String bootstrapServers,
@@ -47,7 +48,8 @@ public record MillraceConfig(
         RenderLimits expressionLimits,
         TaskReach taskReach,
         Optional<Path> secretsDir,
-        int minInsyncReplicas) {
+        int minInsyncReplicas,
+        SecretSettings secrets) {
 
     public static final String EXACTLY_ONCE_V2 = "exactly_once_v2";
     public static final String AT_LEAST_ONCE = "at_least_once";
@@ -66,7 +68,7 @@ public record MillraceConfig(
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
                 triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach,
-                secretsDir, minInsyncReplicas);
+                secretsDir, minInsyncReplicas, secrets);
     }
 
     /** As standalone runs: what tasks may reach as {@link TaskReach#inStandalone}. */
@@ -75,7 +77,7 @@ public record MillraceConfig(
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
                 triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits,
-                taskReach.inStandalone(), secretsDir, minInsyncReplicas);
+                taskReach.inStandalone(), secretsDir, minInsyncReplicas, secrets);
     }
 
     public MillraceConfig withStateDir(Path dir) {
@@ -83,7 +85,7 @@ public record MillraceConfig(
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
                 triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach,
-                secretsDir, minInsyncReplicas);
+                secretsDir, minInsyncReplicas, secrets);
     }
 
     public boolean exactlyOnce() {

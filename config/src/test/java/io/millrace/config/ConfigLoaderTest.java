@@ -342,4 +342,26 @@ class ConfigLoaderTest {
         assertThat(empty.stateDir()).isEqualTo(data.resolve("state"));
         assertThat(defaults.stateDir().toString()).doesNotContain(System.getProperty("java.io.tmpdir"));
     }
+
+    @Test
+    void shouldReadEncryptionKeyAndNeverShowABadOne() {
+        // given
+        String key = java.util.Base64.getEncoder().encodeToString(new byte[32]);
+        String shortKey = java.util.Base64.getEncoder().encodeToString("sixteen-byte-key".getBytes());
+
+        // when
+        MillraceConfig set = ConfigLoader.load(Map.of("MILLRACE_ENCRYPTION_KEY", key), Map.of(), null);
+
+        // then
+        assertThat(MillraceConfig.defaults().secrets().inputCipher()).isEmpty();
+        assertThat(set.secrets().inputCipher()).isPresent();
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("encryption-key", shortKey), null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Expected encryption-key to be 32 bytes encoded in base64 (openssl rand -base64 32), but it"
+                        + " decodes to 16 bytes (from --encryption-key)");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("encryption-key", "not base64 %!"), null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("it is not valid base64 (from --encryption-key)")
+                .hasMessageNotContaining("not base64 %!");
+    }
 }

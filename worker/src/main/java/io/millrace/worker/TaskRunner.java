@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * ({@link KillListener}) interrupts the attempts of that execution running here, each ended FAILED as at a deadline.
  * A record whose value is not a task record is dead-lettered ({@link TaskDeadLetters}) and its offset committed.
  * Each attempt gets its own {@link TaskSecrets}: its task's properties resolve {@code secret('NAME')} through them (and
- * nothing else does), and its logs, outputs and error are masked with the values they gave.
+ * nothing else does), and the SECRET inputs it decrypts ({@link SecretInputs}); its logs, outputs and error are masked
+ * with those values.
  */
 final class TaskRunner implements PollLoop.Starter {
     private static final Logger LOG = LoggerFactory.getLogger(TaskRunner.class);
@@ -45,6 +46,7 @@ final class TaskRunner implements PollLoop.Starter {
     private final TaskRegistry registry;
     private final Expressions expressions;
     private final SecretSource secrets;
+    private final SecretInputs secretInputs;
     private final Attempt.Services services;
     private final TaskLogs logs;
     private final TaskDeadLetters deadLetters;
@@ -59,12 +61,15 @@ final class TaskRunner implements PollLoop.Starter {
      * @param defaultLease the lease of a task record that carries none (heartbeats go every third of it)
      * @param taskMaxDuration the longest any attempt runs ({@code task-max-duration})
      * @param secrets where {@code secret('NAME')} finds values
+     * @param secretInputs decrypts the SECRET inputs a record carries
      */
-    TaskRunner(TaskRegistry registry, Expressions expressions, SecretSource secrets, Attempt.Services services,
-               TaskLogs logs, TaskDeadLetters deadLetters, Duration defaultLease, Duration taskMaxDuration) {
+    TaskRunner(TaskRegistry registry, Expressions expressions, SecretSource secrets, SecretInputs secretInputs,
+               Attempt.Services services, TaskLogs logs, TaskDeadLetters deadLetters, Duration defaultLease,
+               Duration taskMaxDuration) {
         this.registry = registry;
         this.expressions = expressions;
         this.secrets = secrets;
+        this.secretInputs = secretInputs;
         this.services = services;
         this.logs = logs;
         this.deadLetters = deadLetters;
@@ -145,9 +150,12 @@ final class TaskRunner implements PollLoop.Starter {
         Map<String, Object> variables;
         try {
             properties = Json.readMap(task.getPropertiesJson());
-            variables = Variables.withSecrets(Json.readMap(task.getVariablesJson()), attempt.secrets);
+            variables = Variables.withSecrets(secretInputs.decrypt(Json.readMap(task.getVariablesJson()),
+                    attempt.secrets), attempt.secrets);
         } catch (IllegalArgumentException e) {
             return TaskOutcome.failed("Task '" + task.getTaskId() + "': unreadable task record: " + e.getMessage());
+        } catch (SecretInputs.UndecryptableInputException e) {
+            return TaskOutcome.failed("Task '" + task.getTaskId() + "': " + e.getMessage());
         }
         attempt.log.flow(flowVariable(variables, "namespace"), flowVariable(variables, "id"),
                 Objects.toString(properties.get(TaskTypes.LOG_LEVEL), null));

@@ -66,7 +66,8 @@ public final class Worker implements AutoCloseable {
             var services = new Attempt.Services(new ResultPublisher(producer, topics.results().name(), workerId),
                     heartbeats, metrics);
             var runner = new TaskRunner(tasks, new Expressions(config.expressionLimits()),
-                    WorkerSecrets.of(System.getenv(), config.secretsDir()), services,
+                    WorkerSecrets.of(System.getenv(), config.secretsDir()),
+                    new SecretInputs(config.secrets().inputCipher()), services,
                     new TaskLogs(producer, topics.logs().name()),
                     new TaskDeadLetters(producer, topics.deadLetters().name(), metrics), config.lease(),
                     config.workerLimits().taskMaxDuration());

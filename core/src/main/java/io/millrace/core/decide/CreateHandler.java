@@ -52,7 +52,8 @@ final class CreateHandler implements CommandHandler<CreateExecution> {
         try {
             inputs = Inputs.resolve(flow.inputs(), create.inputs());
         } catch (Inputs.InvalidInputsException e) {
-            step.emit(created(create, flow, create.inputs(), context));
+            // a SECRET input given in clear (by a trigger or a Subflow) is not written down
+            step.emit(created(create, flow, Inputs.redacted(flow.inputs(), create.inputs()), context));
             advance.endExecution(new ExecutionCompleted(State.FAILED, null, e.getMessage(), context.now()));
             return step.decision();
         }

@@ -49,6 +49,12 @@ public final class TaskSecrets {
         return value;
     }
 
+    /** {@code value}, given to the run otherwise (a SECRET input the worker decrypted), kept to be masked from now. */
+    public String add(String value) {
+        keep(value);
+        return value;
+    }
+
     /** {@code text} with every form of every value given so far masked; null stays null. */
     public String mask(String text) {
         List<String> masked = forms;

@@ -13,7 +13,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
-/** Checks and coerces the inputs given to an execution against the flow's declared inputs. */
+/**
+ * Checks and coerces the inputs given to an execution against the flow's declared inputs. A {@code SECRET} input's
+ * value must be encrypted ({@link InputCipher}: the gateway encrypts it when it accepts a start), and no other input
+ * may hold an encrypted value (only a worker decrypts, and only what a SECRET input gave). No problem quotes a SECRET
+ * input's value.
+ */
 public final class Inputs {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -51,6 +56,21 @@ public final class Inputs {
                 }
                 continue;
             }
+            if (input.type() == InputType.SECRET) {
+                if (InputCipher.isEncrypted(value)) {
+                    resolved.put(input.id(), value);
+                } else {
+                    problems.add("Expected input '" + input.id() + "' (SECRET) to be encrypted by the gateway, which"
+                            + " encrypts the inputs of a start through the API or a webhook, but it was given another"
+                            + " way (a trigger's or a Subflow's inputs, a default, a resume), which cannot encrypt it");
+                }
+                continue;
+            }
+            if (InputCipher.isEncrypted(value)) {
+                problems.add("Expected input '" + input.id() + "' (" + input.type() + ") not to hold an encrypted"
+                        + " value, which only a SECRET input may hold");
+                continue;
+            }
             try {
                 resolved.put(input.id(), coerce(input.type(), value));
             } catch (IllegalArgumentException | DateTimeParseException | JsonProcessingException e) {
@@ -75,8 +95,24 @@ public final class Inputs {
             case DATE -> LocalDate.parse(scalar(value)).toString();
             case TIME -> LocalTime.parse(scalar(value)).toString();
             case DURATION -> Duration.parse(scalar(value)).toString();
-            case STRING, ENUM, SELECT, SECRET, URI, EMAIL -> scalar(value);
+            case STRING, ENUM, SELECT, URI, EMAIL -> scalar(value);
+            case SECRET -> throw new IllegalStateException("a SECRET input is never coerced: it is encrypted");
         };
+    }
+
+    /**
+     * {@code given} with the value of each declared SECRET input that is not encrypted replaced by
+     * {@link io.millrace.core.expression.TaskSecrets#MASK}: what may be written down of inputs that did not resolve.
+     */
+    public static Map<String, Object> redacted(List<InputDef> declared, Map<String, Object> given) {
+        var redacted = new LinkedHashMap<String, Object>(given);
+        for (InputDef input : declared) {
+            if (input.type() == InputType.SECRET && redacted.containsKey(input.id())
+                    && !InputCipher.isEncrypted(redacted.get(input.id()))) {
+                redacted.put(input.id(), io.millrace.core.expression.TaskSecrets.MASK);
+            }
+        }
+        return redacted;
     }
 
     /** A number as a long, if it is a whole number within a long's range (no silent wrap or clamp). */

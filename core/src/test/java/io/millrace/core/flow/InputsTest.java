@@ -65,7 +65,7 @@ class InputsTest {
                     Arguments.of(InputType.TIME, "03:04:05", "03:04:05"),
                     Arguments.of(InputType.DURATION, "PT90M", "PT1H30M"),
                     Arguments.of(InputType.ENUM, "A", "A"),
-                    Arguments.of(InputType.SECRET, "s3cr3t", "s3cr3t"),
+                    Arguments.of(InputType.SECRET, InputCipher.PREFIX + "AAAA", InputCipher.PREFIX + "AAAA"),
                     Arguments.of(InputType.URI, "https://example.org", "https://example.org"),
                     Arguments.of(InputType.EMAIL, "a@example.org", "a@example.org"));
         }
@@ -250,6 +250,47 @@ class InputsTest {
                     "Unknown input 'extra'; the flow declares [count, flag]",
                     "Expected input 'count' (INT) to be given, but it is missing",
                     "Expected input 'flag' to be BOOLEAN, but got 'maybe'");
+        }
+    }
+
+    @Nested
+    class SecretInputs {
+
+        @Test
+        void shouldRefuseSecretInputGivenInClearWithoutQuotingIt() {
+            // when
+            List<String> problems = problemsOf(List.of(required("password", InputType.SECRET)),
+                    Map.of("password", "hunter2-value"));
+
+            // then
+            assertThat(problems).singleElement().asString()
+                    .startsWith("Expected input 'password' (SECRET) to be encrypted by the gateway")
+                    .doesNotContain("hunter2-value");
+        }
+
+        @Test
+        void shouldRefuseEncryptedValueInOtherInput() {
+            // when
+            List<String> problems = problemsOf(List.of(required("name", InputType.STRING)),
+                    Map.of("name", InputCipher.PREFIX + "AAAA"));
+
+            // then
+            assertThat(problems).containsExactly("Expected input 'name' (STRING) not to hold an encrypted value,"
+                    + " which only a SECRET input may hold");
+        }
+
+        @Test
+        void shouldRedactSecretInputsGivenInClearOnly() {
+            // given
+            var declared = List.of(required("a", InputType.SECRET), required("b", InputType.SECRET),
+                    required("c", InputType.STRING));
+            String encrypted = InputCipher.PREFIX + "AAAA";
+
+            // when
+            Map<String, Object> redacted = Inputs.redacted(declared, Map.of("a", "clear", "b", encrypted, "c", "x"));
+
+            // then
+            assertThat(redacted).containsExactlyInAnyOrderEntriesOf(Map.of("a", "******", "b", encrypted, "c", "x"));
         }
     }
 }
