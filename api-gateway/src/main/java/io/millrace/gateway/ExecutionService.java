@@ -70,7 +70,7 @@ final class ExecutionService {
      * @param executor where answers are built, never on Kafka's threads
      * @param expressions renders a webhook's inputs
      * @param webhookRates the calls each webhook trigger takes a second
-     * @param secrets encrypts SECRET inputs
+     * @param secrets encrypts SECRET inputs; names the headers a webhook call drops
      */
     ExecutionService(FlowService flows, ReadModel readModel, Waiters waiters, Followers followers, Admission admission,
             Publisher publisher, Executor executor, Clock clock, Expressions expressions, WebhookRates webhookRates,
@@ -102,9 +102,12 @@ final class ExecutionService {
      * the same answer whether the flow is unknown, disabled or the key wrong, so that a caller learns nothing but that
      * its key opens nothing; 429 past {@code webhook-rate-per-key}; then a start as {@link #start}, with the
      * trigger's {@code inputs} rendered against the call ({@code trigger.body}, {@code trigger.headers},
-     * {@code trigger.parameters}) and its labels, waiting when the trigger says {@code wait: true}.
+     * {@code trigger.parameters}) and its labels, waiting when the trigger says {@code wait: true}. The headers of
+     * {@code webhook-drop-headers} are dropped first: no variable, record or answer holds them.
      */
-    CompletableFuture<Reply> webhook(String namespace, String flowId, String key, WebhookCall call, Duration defaultWait) {
+    CompletableFuture<Reply> webhook(String namespace, String flowId, String key, WebhookCall given,
+            Duration defaultWait) {
+        WebhookCall call = given.withoutHeaders(secrets.webhookDropHeaders());
         ApiException notFound = ApiException.notFound("Webhook not found: no enabled Webhook trigger of flow '"
                 + Flow.key(namespace, flowId) + "' has this key");
         Flow flow;

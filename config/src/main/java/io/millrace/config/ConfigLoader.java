@@ -55,6 +55,7 @@ public final class ConfigLoader {
             Map.entry(TaskReach.KAFKA_ALLOW_JAAS_CONFIG, "false"),
             Map.entry("secrets-dir", ""),
             Map.entry(SecretSettings.ENCRYPTION_KEY, ""),
+            Map.entry(SecretSettings.WEBHOOK_DROP_HEADERS, SecretSettings.DEFAULT_DROP_HEADERS),
             Map.entry("port", "8080"),
             Map.entry("management-port", "8081"),
             Map.entry("wait-timeout", "PT60S"),
@@ -192,7 +193,8 @@ public final class ConfigLoader {
                 optionalPath(reader, "secrets-dir"),
                 minInsyncReplicas(reader),
                 new SecretSettings(SecretSettings.cipher(values.get(SecretSettings.ENCRYPTION_KEY).value(),
-                        values.get(SecretSettings.ENCRYPTION_KEY).source())));
+                        values.get(SecretSettings.ENCRYPTION_KEY).source()),
+                        SecretSettings.headers(values.get(SecretSettings.WEBHOOK_DROP_HEADERS).value())));
     }
 
     /** {@code min-insync-replicas}: 0, or at most {@code replication-factor}, else no write could ever be taken. */

@@ -17,7 +17,7 @@ import java.util.OptionalInt;
  * {@code task-kafka-*} settings, see {@link TaskReach}). {@code secretsDir} is the folder a worker reads secrets from,
  * one file a secret ({@code secrets-dir}; none by default). {@code minInsyncReplicas} is the
  * {@code min.insync.replicas} of every topic the roles create ({@code min-insync-replicas}; 0: the brokers' default).
- * {@code secrets} encrypts SECRET inputs ({@link SecretSettings}).
+ * {@code secrets} encrypts SECRET inputs and names the webhook headers dropped ({@link SecretSettings}).
  */
 public record MillraceConfig(
         String bootstrapServers,

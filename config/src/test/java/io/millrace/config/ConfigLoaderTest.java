@@ -364,4 +364,16 @@ class ConfigLoaderTest {
                 .hasMessageContaining("it is not valid base64 (from --encryption-key)")
                 .hasMessageNotContaining("not base64 %!");
     }
+
+    @Test
+    void shouldDropCredentialHeadersOfWebhooksByDefault() {
+        // when
+        var byDefault = MillraceConfig.defaults().secrets().webhookDropHeaders();
+        var set = ConfigLoader.load(Map.of(), Map.of("webhook-drop-headers", " X-Api-Key, ,Cookie"), null)
+                .secrets().webhookDropHeaders();
+
+        // then
+        assertThat(byDefault).containsExactlyInAnyOrder("authorization", "cookie", "proxy-authorization");
+        assertThat(set).containsExactlyInAnyOrder("x-api-key", "cookie");
+    }
 }
