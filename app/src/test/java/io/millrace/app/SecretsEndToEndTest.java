@@ -109,7 +109,7 @@ class SecretsEndToEndTest {
         }
     }
 
-    private static JsonNode run(JsonNode execution, String taskId) {
+    static JsonNode run(JsonNode execution, String taskId) {
         for (JsonNode run : execution.path("taskRunList")) {
             if (run.path("taskId").asText().equals(taskId)) {
                 return run;
@@ -118,7 +118,7 @@ class SecretsEndToEndTest {
         throw new AssertionError("no run of " + taskId + " in " + execution);
     }
 
-    private static String jsonEscaped(String value) {
+    static String jsonEscaped(String value) {
         String quoted = Json.MAPPER.valueToTree(value).toString();
         return quoted.substring(1, quoted.length() - 1);
     }
@@ -138,7 +138,7 @@ class SecretsEndToEndTest {
     }
 
     /** Every topic under the engine's prefix, Kafka Streams' changelogs and repartition topics included. */
-    private static List<String> engineTopics(MillraceConfig config) throws Exception {
+    static List<String> engineTopics(MillraceConfig config) throws Exception {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         try (Admin admin = Admin.create(props)) {
@@ -148,15 +148,15 @@ class SecretsEndToEndTest {
         }
     }
 
-    private static byte[] bytes(String text) {
+    static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
     /**
      * Reads the whole topic from its start, aborted transactions' records included, and searches every byte of their
-     * keys, values and headers: the offsets of the records that hold {@code needle}.
+     * keys, values and headers: the offsets of the records that hold one of the {@code needles}.
      */
-    private static List<Long> recordsHolding(String topic, MillraceConfig config, byte[] needle) {
+    static List<Long> recordsHolding(String topic, MillraceConfig config, byte[]... needles) {
         List<Long> holding = new ArrayList<>();
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
@@ -172,10 +172,13 @@ class SecretsEndToEndTest {
             while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
                 assertThat(System.nanoTime()).as("reading %s to its end", topic).isLessThan(deadline);
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    boolean inHeaders = Arrays.stream(record.headers().toArray()).map(Header::value)
-                            .anyMatch(v -> contains(v, needle));
-                    if (contains(record.key(), needle) || contains(record.value(), needle) || inHeaders) {
-                        holding.add(record.offset());
+                    for (byte[] needle : needles) {
+                        boolean inHeaders = Arrays.stream(record.headers().toArray()).map(Header::value)
+                                .anyMatch(v -> contains(v, needle));
+                        if (contains(record.key(), needle) || contains(record.value(), needle) || inHeaders) {
+                            holding.add(record.offset());
+                            break;
+                        }
                     }
                 }
             }
@@ -199,7 +202,7 @@ class SecretsEndToEndTest {
         return false;
     }
 
-    private static HttpResponse<String> send(String method, String url, String body) throws Exception {
+    static HttpResponse<String> send(String method, String url, String body) throws Exception {
         var request = HttpRequest.newBuilder(URI.create(url))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body))
