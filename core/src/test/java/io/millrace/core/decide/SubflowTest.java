@@ -256,4 +256,43 @@ class SubflowTest {
         assertThat(execution("p4").state()).isEqualTo(State.KILLED);
         assertThat(alone.effects()).noneMatch(Effect.SendCommand.class::isInstance);
     }
+
+    @Test
+    void shouldPassAnEncryptedSecretInputOnAsItIsAndFailAChildGivenOneInClearWithoutWritingItDown() {
+        // given
+        deploy("""
+                id: vault
+                namespace: team
+                inputs:
+                  - {id: pw, type: SECRET}
+                tasks:
+                  - {id: use, type: return, format: "{{ inputs.pw }}"}
+                """);
+        deploy("""
+                id: caller
+                namespace: team
+                inputs:
+                  - {id: pw, type: SECRET}
+                tasks:
+                  - {id: passOn, type: io.kestra.plugin.core.flow.Subflow, namespace: team, flowId: vault,
+                     inputs: {pw: "{{ inputs.pw }}"}}
+                """);
+        String encrypted = io.millrace.core.flow.InputCipher.PREFIX + "q83vEjRWeJA+/w==";
+
+        // when
+        var passed = sent(decide(new CreateExecution("c1", "team", "caller", null, Map.of("pw", encrypted), Map.of(),
+                T0)), CreateExecution.class);
+        decide(passed);
+        // as a Subflow task whose input is a literal sends it
+        decide(new CreateExecution("c2", "team", "vault", null, Map.of("pw", "hunter2-in-the-flow"), Map.of(), T0));
+
+        // then
+        assertThat(passed.inputs()).containsEntry("pw", encrypted);
+        assertThat(execution(passed.executionId()).state()).isEqualTo(State.RUNNING);
+        assertThat(execution(passed.executionId()).inputs()).containsEntry("pw", encrypted);
+        Execution failed = execution("c2");
+        assertThat(failed.state()).isEqualTo(State.FAILED);
+        assertThat(failed.error()).startsWith("Expected input 'pw' (SECRET) to be encrypted by the gateway");
+        assertThat(failed.inputs()).containsEntry("pw", "******");
+    }
 }
