@@ -100,6 +100,11 @@ environment (MILLRACE_KAFKA_SASL_JAAS_CONFIG is kafka.sasl.jaas.config), never f
 - {{ include "millrace.configFile" . }}
 {{- end }}
 
+{{/* The key of SECRET inputs, for the roles that encrypt (gateway) or decrypt (workers) them. */}}
+{{- define "millrace.encryptionKeyEnv" -}}
+{{- dict "name" "MILLRACE_ENCRYPTION_KEY" "valueFrom" (dict "secretKeyRef" (dict "name" (include "millrace.secretName" .) "key" "encryption-key" "optional" true)) | toJson }}
+{{- end }}
+
 {{- define "millrace.secretEnv" -}}
 {{- $secret := include "millrace.secretName" . -}}
 {{- if .Values.kafka.sasl.enabled }}
