@@ -1,10 +1,20 @@
 package io.millrace.app;
 
 import io.millrace.broker.EmbeddedKafkaBroker;
+import io.millrace.config.ConfigException;
 import io.millrace.config.MillraceConfig;
+import io.millrace.config.SecretSettings;
+import io.millrace.core.flow.InputCipher;
 import io.millrace.gateway.Gateway;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -52,10 +62,45 @@ final class StandaloneCommand implements Callable<Integer> {
     }
 
     /**
-     * The engine's settings on the embedded broker: its state under the data folder, and flows allowed to reach the
-     * broker (the only Kafka a laptop has) unless the operator said otherwise.
+     * The engine's settings on the embedded broker: its state under the data folder, flows allowed to reach the
+     * broker (the only Kafka a laptop has) unless the operator said otherwise, and, unless {@code encryption-key} is
+     * set, the key of SECRET inputs kept in the data folder ({@value #KEY_FILE}, made on first start), so that flows
+     * with SECRET inputs run with no setting, as on a laptop they should.
      */
-    static MillraceConfig engineConfig(MillraceConfig base, String bootstrapServers, Path data) {
-        return base.withBootstrapServers(bootstrapServers).withStateDir(data.resolve("state")).inStandalone();
+    static MillraceConfig engineConfig(MillraceConfig base, String bootstrapServers, Path data) throws IOException {
+        MillraceConfig config = base.withBootstrapServers(bootstrapServers).withStateDir(data.resolve("state"))
+                .inStandalone();
+        if (config.secrets().inputCipher().isPresent()) {
+            return config;
+        }
+        return config.withSecrets(new SecretSettings(Optional.of(InputCipher.of(keyIn(data))),
+                config.secrets().webhookDropHeaders()));
+    }
+
+    static final String KEY_FILE = "encryption-key";
+
+    /** The key in the data folder, made (32 random bytes, readable by its owner only) when there is none. */
+    private static byte[] keyIn(Path data) throws IOException {
+        Path file = data.resolve(KEY_FILE);
+        if (!Files.exists(file)) {
+            Files.createDirectories(data);
+            byte[] key = new byte[InputCipher.KEY_BYTES];
+            new SecureRandom().nextBytes(key);
+            Path made = Files.createTempFile(data, KEY_FILE, ".new");
+            Files.setPosixFilePermissions(made, PosixFilePermissions.fromString("rw-------"));
+            Files.writeString(made, Base64.getEncoder().encodeToString(key));
+            Files.move(made, file, StandardCopyOption.ATOMIC_MOVE);
+        }
+        byte[] key;
+        try {
+            key = Base64.getDecoder().decode(Files.readString(file).strip());
+        } catch (IllegalArgumentException e) {
+            key = new byte[0];
+        }
+        if (key.length != InputCipher.KEY_BYTES) {
+            throw new ConfigException("Expected " + file + " to hold the key of SECRET inputs, "
+                    + InputCipher.KEY_BYTES + " bytes in base64, but it holds " + key.length);
+        }
+        return key;
     }
 }

@@ -80,6 +80,14 @@ public record MillraceConfig(
                 taskReach.inStandalone(), secretsDir, minInsyncReplicas, secrets);
     }
 
+    public MillraceConfig withSecrets(SecretSettings settings) {
+        return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
+                streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
+                retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
+                triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach,
+                secretsDir, minInsyncReplicas, settings);
+    }
+
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
                 streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
