@@ -14,7 +14,7 @@ final class JvmSettings {
     static final String KAFKA_CONFIG_PROVIDERS = "org.apache.kafka.automatic.config.providers";
     /**
      * Lets {@code http.Request} set the Host header: it sends each request to the address it checked, and names the
-     * host in that header ({@code io.millrace.worker.task.HttpTargets}). Read once, when Java's HTTP client first
+     * host in that header ({@code io.millrace.serdes.HttpTargets}). Read once, when Java's HTTP client first
      * loads.
      */
     static final String HTTP_RESTRICTED_HEADERS = "jdk.httpclient.allowRestrictedHeaders";

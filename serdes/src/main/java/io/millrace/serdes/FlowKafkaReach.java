@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.io.StreamTokenizer;
 import java.io.StringReader;
 import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,12 +41,12 @@ public final class FlowKafkaReach {
     private static final String JAAS = "sasl.jaas.config";
     private static final String BOOTSTRAP = "bootstrap.servers";
 
-    private final List<String> engineBrokers;
+    private final List<BrokerAddress> engineBrokers;
     private final String topicPrefix;
     private final List<String> engineTopics;
     private final TaskReach reach;
 
-    private FlowKafkaReach(List<String> engineBrokers, String topicPrefix, List<String> engineTopics, TaskReach reach) {
+    private FlowKafkaReach(List<BrokerAddress> engineBrokers, String topicPrefix, List<String> engineTopics, TaskReach reach) {
         this.engineBrokers = engineBrokers;
         this.topicPrefix = topicPrefix;
         this.engineTopics = engineTopics;
@@ -63,7 +61,7 @@ public final class FlowKafkaReach {
             names.add(config.topicPrefix() + application + "-store-changelog");
             names.add(config.topicPrefix() + application + "-store-repartition");
         }
-        return new FlowKafkaReach(entries(config.bootstrapServers()), config.topicPrefix(), List.copyOf(names),
+        return new FlowKafkaReach(BrokerAddress.list(config.bootstrapServers()), config.topicPrefix(), List.copyOf(names),
                 config.taskReach());
     }
 
@@ -180,53 +178,30 @@ public final class FlowKafkaReach {
 
     /** The first of the flow's brokers that is one of the engine's: the same name, a shared address, or both local. */
     private Optional<String> engineBroker(String servers) {
-        for (String flowBroker : entries(servers)) {
-            for (String engineBroker : engineBrokers) {
-                if (sameBroker(flowBroker, engineBroker)) {
-                    return Optional.of(flowBroker);
+        for (String flowEntry : servers.split(",")) {
+            Optional<BrokerAddress> flowBroker = BrokerAddress.parse(flowEntry);
+            for (BrokerAddress engineBroker : engineBrokers) {
+                if (flowBroker.isPresent() && sameBroker(flowBroker.get(), engineBroker)) {
+                    return Optional.of(flowEntry.trim());
                 }
             }
         }
         return Optional.empty();
     }
 
-    private static boolean sameBroker(String a, String b) {
-        int colonA = a.lastIndexOf(':');
-        int colonB = b.lastIndexOf(':');
-        if (colonA <= 0 || colonB <= 0 || !a.substring(colonA + 1).equals(b.substring(colonB + 1))) {
+    /** The same host and port number, or both on this machine, or sharing an address, at the same port number. */
+    private static boolean sameBroker(BrokerAddress a, BrokerAddress b) {
+        if (a.port() != b.port()) {
             return false;
         }
-        String hostA = host(a.substring(0, colonA));
-        String hostB = host(b.substring(0, colonB));
-        if (hostA.equals(hostB)) {
+        if (a.host().equals(b.host())) {
             return true;
         }
-        List<InetAddress> addressesA = addresses(hostA);
-        List<InetAddress> addressesB = addresses(hostB);
-        boolean bothLocal = addressesA.stream().anyMatch(FlowKafkaReach::local)
-                && addressesB.stream().anyMatch(FlowKafkaReach::local);
+        List<InetAddress> addressesA = addresses(a.host());
+        List<InetAddress> addressesB = addresses(b.host());
+        boolean bothLocal = addressesA.stream().anyMatch(HttpTargets::thisMachine)
+                && addressesB.stream().anyMatch(HttpTargets::thisMachine);
         return bothLocal || addressesA.stream().anyMatch(addressesB::contains);
-    }
-
-    private static List<String> entries(String servers) {
-        var entries = new ArrayList<String>();
-        for (String entry : servers.split(",")) {
-            String trimmed = entry.trim();
-            // a client may write its brokers with a security protocol, as listeners are written
-            int scheme = trimmed.indexOf("://");
-            if (!trimmed.isEmpty()) {
-                entries.add(scheme < 0 ? trimmed : trimmed.substring(scheme + 3));
-            }
-        }
-        return entries;
-    }
-
-    private static String host(String host) {
-        String name = host.trim().toLowerCase(Locale.ROOT);
-        if (name.startsWith("[") && name.endsWith("]")) {
-            name = name.substring(1, name.length() - 1);
-        }
-        return name.endsWith(".") ? name.substring(0, name.length() - 1) : name;
     }
 
     private static List<InetAddress> addresses(String host) {
@@ -234,16 +209,6 @@ public final class FlowKafkaReach {
             return List.of(InetAddress.getAllByName(host));
         } catch (UnknownHostException | SecurityException e) {
             return List.of(); // a broker that does not resolve is reached by no client
-        }
-    }
-
-    /** This machine: loopback, any-local, or one of its interfaces' addresses. */
-    private static boolean local(InetAddress address) {
-        try {
-            return address.isLoopbackAddress() || address.isAnyLocalAddress()
-                    || NetworkInterface.getByInetAddress(address) != null;
-        } catch (SocketException e) {
-            return false;
         }
     }
 }

@@ -84,7 +84,23 @@ class FlowKafkaReachTest {
         assertThat(reach.refusedSetting(client("bootstrap.servers", "127.0.0.1:19092"))).isPresent();
         assertThat(reach.refusedSetting(client("bootstrap.servers", "SASL_SSL://127.0.0.1:19092"))).isPresent();
         assertThat(reach.refusedSetting(client("bootstrap.servers", "localhost:19093"))).isEmpty();
+        assertThat(reach.refusedSetting(client("bootstrap.servers", "localhost:1909"))).isEmpty();
         assertThat(allowing.refusedSetting(client("bootstrap.servers", "localhost:19092"))).isEmpty();
+    }
+
+    @Test
+    void shouldReadBrokerPortsAsKafkaDoesNotAsText() {
+        // given: the engine's broker written another way than the flow writes it
+        FlowKafkaReach reach = reach("bootstrap-servers", "SASL_SSL://Kafka-0.Engine.:09092");
+
+        // then: Kafka connects to port 9092 for each of these
+        for (String servers : new String[] {"kafka-0.engine:9092", "kafka-0.engine:09092", "KAFKA-0.ENGINE:9092",
+                "kafka-0.engine.:9092", "PLAINTEXT://kafka-0.engine:0009092", "other:1, SSL://kafka-0.engine:9092"}) {
+            assertThat(reach.refusedSetting(client("bootstrap.servers", servers))).as(servers)
+                    .hasValueSatisfying(why -> assertThat(why).contains("is a broker of the engine's own Kafka"));
+        }
+        assertThat(reach.refusedSetting(client("bootstrap.servers", "kafka-0.engine:9093"))).isEmpty();
+        assertThat(reach.refusedSetting(client("bootstrap.servers", "kafka-0.engine:90920"))).isEmpty();
     }
 
     @Test

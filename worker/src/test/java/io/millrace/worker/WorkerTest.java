@@ -95,7 +95,7 @@ class WorkerTest {
             // then
             assertThat(finalResult(all, "exec-r-call").error()).isEqualTo("Task 'call': GET " + uri + " refused: the"
                     + " target 127.0.0.1 is not allowed: it is this machine (loopback or one of its addresses), which"
-                    + " tasks may reach only in standalone; the worker setting task-http-allow allows it"
+                    + " tasks may reach only in standalone; the setting task-http-allow allows it"
                     + " (e.g. --set task-http-allow=127.0.0.1/32)");
             assertThat(finalResult(all, "exec-k-emit").error()).isEqualTo("Task 'emit': property"
                     + " 'properties.bootstrap.servers' is refused: '" + config.bootstrapServers() + "' is a broker of the"

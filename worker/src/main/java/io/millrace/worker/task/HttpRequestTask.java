@@ -1,5 +1,6 @@
 package io.millrace.worker.task;
 
+import io.millrace.serdes.HttpTargets;
 import io.millrace.config.HostRules;
 import java.net.ConnectException;
 import java.net.Inet6Address;

@@ -1,5 +1,6 @@
 package io.millrace.worker.task;
 
+import io.millrace.serdes.HttpTargets;
 import io.millrace.config.MillraceConfig;
 import io.millrace.config.WorkerLimits;
 import io.millrace.core.flow.TaskTypes;

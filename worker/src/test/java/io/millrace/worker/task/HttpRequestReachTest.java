@@ -1,5 +1,6 @@
 package io.millrace.worker.task;
 
+import io.millrace.serdes.HttpTargets;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -149,7 +150,7 @@ class HttpRequestReachTest {
 
         // then
         assertThat(refused).isEqualTo(TaskOutcome.failed("Task 'h': GET " + secondBase + "/secret refused: the target"
-                + " 127.0.0.2 is not allowed: the worker's task-http-deny refuses it; the worker setting task-http-allow"
+                + " 127.0.0.2 is not allowed: the setting task-http-deny refuses it; the setting task-http-allow"
                 + " allows it (e.g. --set task-http-allow=127.0.0.2/32)"));
     }
 
@@ -165,7 +166,7 @@ class HttpRequestReachTest {
 
         // then: the same redirect reaches 127.0.0.2 unless it is denied
         assertThat(refused.error()).isEqualTo("Task 'h': GET " + secondBase + "/landed refused: the target 127.0.0.2 is"
-                + " not allowed: the worker's task-http-deny refuses it; the worker setting task-http-allow allows it"
+                + " not allowed: the setting task-http-deny refuses it; the setting task-http-allow allows it"
                 + " (e.g. --set task-http-allow=127.0.0.2/32)");
         assertThat(followed.state()).isEqualTo(State.SUCCESS);
         assertThat(followed.outputs()).containsEntry("code", 200).containsEntry("body", "second /landed")
@@ -223,7 +224,7 @@ class HttpRequestReachTest {
         // then
         assertThat(refused.error()).isEqualTo("Task 'h': GET " + firstBase + "/echo refused: the target 127.0.0.1 is not"
                 + " allowed: it is this machine (loopback or one of its addresses), which tasks may reach only in"
-                + " standalone; the worker setting task-http-allow allows it (e.g. --set task-http-allow=127.0.0.1/32)");
+                + " standalone; the setting task-http-allow allows it (e.g. --set task-http-allow=127.0.0.1/32)");
         assertThat(reached.state()).isEqualTo(State.SUCCESS);
     }
 

@@ -1,5 +1,6 @@
 package io.millrace.worker.task;
 
+import io.millrace.serdes.HttpTargets;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.millrace.config.MillraceConfig;

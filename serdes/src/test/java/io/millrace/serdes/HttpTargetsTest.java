@@ -1,4 +1,4 @@
-package io.millrace.worker.task;
+package io.millrace.serdes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -56,7 +56,7 @@ class HttpTargetsTest {
 
         // then
         assertThat(refusal(standalone, "http://evil.example/latest/meta-data/")).isEqualTo("the target evil.example"
-                + " (169.254.169.254) is not allowed: it is a link-local or cloud metadata address; the worker setting"
+                + " (169.254.169.254) is not allowed: it is a link-local or cloud metadata address; the setting"
                 + " task-http-allow allows it (e.g. --set task-http-allow=169.254.169.254/32)");
         assertThat(refusal(standalone, "http://169.254.169.254/")).contains("link-local or cloud metadata address");
         assertThat(refusal(standalone, "http://aws6.example/")).contains("(fd00:ec2:0:0:0:0:0:254)", "metadata address");
@@ -67,7 +67,7 @@ class HttpTargetsTest {
         assertThat(refusal(standalone, "http://mixed.example/")).contains("(169.254.169.254)", "metadata address");
         // a metadata name is refused even where it does not resolve (as here, off the cloud)
         assertThat(refusal(standalone, "http://Metadata.Google.Internal./computeMetadata/v1/")).isEqualTo("the target"
-                + " Metadata.Google.Internal. is not allowed: it is a cloud metadata name; the worker setting"
+                + " Metadata.Google.Internal. is not allowed: it is a cloud metadata name; the setting"
                 + " task-http-allow allows it (e.g. --set task-http-allow=metadata.google.internal)");
         assertThat(refusal(standalone, "https://public.example/")).isNull();
     }
@@ -85,10 +85,22 @@ class HttpTargetsTest {
             assertThat(refusal(standalone, uri)).as(uri).isNull();
         }
         assertThat(refusal(role, "http://10.1.2.3:9092/")).isEqualTo("the target 10.1.2.3 is not allowed: it is a Kafka"
-                + " broker of the engine (bootstrap-servers); the worker setting task-http-allow allows it"
+                + " broker of the engine (bootstrap-servers); the setting task-http-allow allows it"
                 + " (e.g. --set task-http-allow=10.1.2.3/32)");
         assertThat(refusal(role, "http://10.1.2.3:8080/")).isNull();
         assertThat(refusal(standalone, "http://10.1.2.3:9092/")).isNull();
+    }
+
+    @Test
+    void shouldReadTheEnginesBrokersAsKafkaDoesWithAProtocolAndLeadingZeros() {
+        // given
+        var reach = new TaskReach(HostRules.NONE, HostRules.NONE, false, false, true);
+        var role = new HttpTargets(reach, false, List.of(" SASL_SSL://KAFKA-0.kafka.:09092", "PLAINTEXT://[::1]:9093"),
+                TABLE);
+
+        // then
+        assertThat(refusal(role, "http://10.1.2.3:9092/")).contains("it is a Kafka broker of the engine");
+        assertThat(refusal(role, "http://10.1.2.3:9093/")).isNull();
     }
 
     @Test
@@ -97,9 +109,9 @@ class HttpTargetsTest {
         HttpTargets operator = targets(false, "10.0.0.0/8,*.corp.example", "10.9.0.0/16,169.254.169.254,localhost");
 
         // then
-        assertThat(refusal(operator, "http://10.1.1.1/")).contains("the worker's task-http-deny refuses it");
+        assertThat(refusal(operator, "http://10.1.1.1/")).contains("the setting task-http-deny refuses it");
         assertThat(refusal(operator, "http://wiki.corp.example/")).isEqualTo("the target wiki.corp.example is not"
-                + " allowed: the worker's task-http-deny refuses it; the worker setting task-http-allow allows it"
+                + " allowed: the setting task-http-deny refuses it; the setting task-http-allow allows it"
                 + " (e.g. --set task-http-allow=wiki.corp.example)");
         assertThat(refusal(operator, "http://10.9.1.1/")).isNull();
         assertThat(refusal(operator, "http://evil.example/")).isNull();

@@ -1,4 +1,4 @@
-package io.millrace.worker.task;
+package io.millrace.serdes;
 
 import io.millrace.config.HostRules;
 import io.millrace.config.MillraceConfig;
@@ -20,10 +20,10 @@ import java.util.Locale;
  * names. Refused outside standalone: loopback, this machine's own addresses, and the engine's Kafka brokers at their
  * ports. The operator adds rules with {@code task-http-deny} and lifts any with {@code task-http-allow}: allow wins.
  */
-final class HttpTargets {
+public final class HttpTargets {
 
     /** Where instance metadata (and with it, often, a cloud identity) is served; a laptop may be a cloud VM too. */
-    static final HostRules METADATA = HostRules.of(
+    public static final HostRules METADATA = HostRules.of(
             "169.254.0.0/16", // IPv4 link-local: AWS, GCP, Azure, OCI, DigitalOcean... metadata at 169.254.169.254
             "fe80::/10", // IPv6 link-local
             "fd00:ec2::254", // AWS metadata over IPv6
@@ -37,18 +37,18 @@ final class HttpTargets {
 
     /** Resolves a host name to all its addresses: the system's resolver, or a test's. */
     @FunctionalInterface
-    interface Resolver {
+    public interface Resolver {
         Resolver SYSTEM = InetAddress::getAllByName;
 
         InetAddress[] resolve(String host) throws UnknownHostException;
     }
 
     /** A checked target: the request goes to {@code address}. */
-    record Target(URI uri, InetAddress address) {
+    public record Target(URI uri, InetAddress address) {
     }
 
     /** A target the rules refuse; the message says why and which setting would allow it. */
-    static final class Refused extends Exception {
+    public static final class Refused extends Exception {
         Refused(String message) {
             super(message);
         }
@@ -57,25 +57,26 @@ final class HttpTargets {
     private final HostRules deny;
     private final HostRules allow;
     private final boolean standalone;
-    private final List<String> engineBrokers;
+    private final List<BrokerAddress> engineBrokers;
     private final Resolver resolver;
 
-    HttpTargets(TaskReach reach, boolean standalone, List<String> engineBrokers, Resolver resolver) {
+    /** @param engineBrokers the engine's {@code bootstrap-servers} entries, as Kafka reads them */
+    public HttpTargets(TaskReach reach, boolean standalone, List<String> engineBrokers, Resolver resolver) {
         this.deny = reach.httpDeny();
         this.allow = reach.httpAllow();
         this.standalone = standalone;
-        this.engineBrokers = List.copyOf(engineBrokers);
+        this.engineBrokers = engineBrokers.stream().flatMap(entry -> BrokerAddress.parse(entry).stream()).toList();
         this.resolver = resolver;
     }
 
     /** The rules of a role apart from standalone (worker): loopback and the engine's brokers refused too. */
-    static HttpTargets forRole(MillraceConfig config) {
+    public static HttpTargets forRole(MillraceConfig config) {
         List<String> brokers = List.of(config.bootstrapServers().split(","));
         return new HttpTargets(config.taskReach(), false, brokers, Resolver.SYSTEM);
     }
 
     /** The rules of standalone: loopback and the engine's ports allowed (it runs on the user's machine). */
-    static HttpTargets forStandalone(MillraceConfig config) {
+    public static HttpTargets forStandalone(MillraceConfig config) {
         return new HttpTargets(config.taskReach(), true, List.of(), Resolver.SYSTEM);
     }
 
@@ -85,7 +86,7 @@ final class HttpTargets {
      * @throws Refused when a rule refuses the name or any of its addresses
      * @throws UnknownHostException when the name has no address
      */
-    Target check(URI uri) throws Refused, UnknownHostException {
+    public Target check(URI uri) throws Refused, UnknownHostException {
         String host = HostRules.name(uri.getHost());
         int port = port(uri);
         InetAddress literal = HostRules.literal(host);
@@ -126,7 +127,7 @@ final class HttpTargets {
             return "it is a cloud metadata name";
         }
         if (deny.matchesName(host)) {
-            return "the worker's task-http-deny refuses it";
+            return "the setting " + TaskReach.HTTP_DENY + " refuses it";
         }
         if (!standalone && LOOPBACK.matchesName(host)) {
             return "it is this machine (loopback), which tasks may reach only in standalone";
@@ -140,9 +141,9 @@ final class HttpTargets {
                 return "it is a link-local or cloud metadata address";
             }
             if (deny.matchesAddress(checked)) {
-                return "the worker's task-http-deny refuses it";
+                return "the setting " + TaskReach.HTTP_DENY + " refuses it";
             }
-            if (!standalone && (LOOPBACK.matchesAddress(checked) || ownAddress(checked))) {
+            if (!standalone && thisMachine(checked)) {
                 return "it is this machine (loopback or one of its addresses), which tasks may reach only in"
                         + " standalone";
             }
@@ -177,7 +178,11 @@ final class HttpTargets {
         return all;
     }
 
-    private static boolean ownAddress(InetAddress address) {
+    /** This machine: loopback (127.0.0.0/8, ::1), 0.0.0.0/8 and ::, or one of its interfaces' addresses. */
+    public static boolean thisMachine(InetAddress address) {
+        if (LOOPBACK.matchesAddress(address)) {
+            return true;
+        }
         try {
             return address.isAnyLocalAddress() || NetworkInterface.getByInetAddress(address) != null;
         } catch (SocketException e) {
@@ -186,14 +191,12 @@ final class HttpTargets {
     }
 
     private boolean engineBroker(InetAddress address, int port) {
-        for (String broker : engineBrokers) {
-            String entry = broker.trim();
-            int colon = entry.lastIndexOf(':');
-            if (colon <= 0 || !entry.substring(colon + 1).equals(Integer.toString(port))) {
+        for (BrokerAddress broker : engineBrokers) {
+            if (broker.port() != port) {
                 continue;
             }
             try {
-                for (InetAddress brokerAddress : resolver.resolve(HostRules.name(entry.substring(0, colon)))) {
+                for (InetAddress brokerAddress : resolver.resolve(broker.host())) {
                     if (brokerAddress.equals(address)) {
                         return true;
                     }
@@ -219,7 +222,7 @@ final class HttpTargets {
     private static Refused refused(String host, InetAddress address, String reason, String allowRule) {
         boolean named = address != null && HostRules.literal(host) == null;
         String target = named ? host + " (" + address.getHostAddress() + ")" : host;
-        return new Refused("the target " + target + " is not allowed: " + reason + "; the worker setting "
+        return new Refused("the target " + target + " is not allowed: " + reason + "; the setting "
                 + TaskReach.HTTP_ALLOW + " allows it (e.g. --set " + TaskReach.HTTP_ALLOW + "=" + allowRule + ")");
     }
 }
