@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * What a flow's own Kafka clients (a Produce task's producer; a Kafka trigger's consumer and dead-letter producer) may
@@ -25,9 +26,11 @@ import java.util.regex.Pattern;
  * <li>{@code sasl.jaas.config} naming a login module other than Kafka's {@link #KAFKA_LOGIN_MODULES}, unless
  *     {@code task-kafka-allow-jaas-config};</li>
  * <li>{@code bootstrap.servers} naming a broker of the engine's {@code bootstrap-servers} (by name, address, or as this
- *     machine), unless {@code task-kafka-allow-engine-cluster}; even then, topics under the engine's topic prefix, a
- *     pattern matching one of them, and consumer groups under that prefix.</li>
+ *     machine), unless {@code task-kafka-allow-engine-cluster}; even then, topics and consumer groups under the engine's
+ *     topic prefix.</li>
  * </ul>
+ * A trigger's {@code topicPattern} is not refused: it subscribes as {@link #subscription} encloses it, never matching a
+ * topic under the engine's prefix.
  * Each refusal is a message that names the property and the setting that would allow it, if any.
  */
 public final class FlowKafkaReach {
@@ -43,26 +46,16 @@ public final class FlowKafkaReach {
 
     private final List<BrokerAddress> engineBrokers;
     private final String topicPrefix;
-    private final List<String> engineTopics;
     private final TaskReach reach;
 
-    private FlowKafkaReach(List<BrokerAddress> engineBrokers, String topicPrefix, List<String> engineTopics, TaskReach reach) {
+    private FlowKafkaReach(List<BrokerAddress> engineBrokers, String topicPrefix, TaskReach reach) {
         this.engineBrokers = engineBrokers;
         this.topicPrefix = topicPrefix;
-        this.engineTopics = engineTopics;
         this.reach = reach;
     }
 
     public static FlowKafkaReach of(MillraceConfig config) {
-        Topics topics = Topics.of(config);
-        var names = new ArrayList<String>();
-        topics.executorTopics(List.of(config.workerGroup(), "default")).forEach(topic -> names.add(topic.name()));
-        for (String application : List.of("executor", "gateway", "triggers")) {
-            names.add(config.topicPrefix() + application + "-store-changelog");
-            names.add(config.topicPrefix() + application + "-store-repartition");
-        }
-        return new FlowKafkaReach(BrokerAddress.list(config.bootstrapServers()), config.topicPrefix(), List.copyOf(names),
-                config.taskReach());
+        return new FlowKafkaReach(BrokerAddress.list(config.bootstrapServers()), config.topicPrefix(), config.taskReach());
     }
 
     /** The first of the flow's client settings that is refused; empty when none is. */
@@ -106,14 +99,19 @@ public final class FlowKafkaReach {
                 + " prefix '" + topicPrefix + "' on the engine's own cluster, which no setting opens to a flow");
     }
 
-    /** Refused when the client is on the engine's cluster and the pattern matches one of the engine's topics. */
-    public Optional<String> refusedTopicPattern(Map<?, ?> properties, String property, Pattern pattern) {
-        if (!onEngineCluster(properties)) {
-            return Optional.empty();
-        }
-        return engineTopics.stream().filter(topic -> pattern.matcher(topic).matches()).findFirst()
-                .map(topic -> "property '" + property + "' is refused: '" + pattern + "' matches the engine's topic '"
-                        + topic + "' on the engine's own cluster, which no setting opens to a flow");
+    /**
+     * The pattern a Kafka trigger subscribes with: the flow's {@code topicPattern}, never matching a topic under the
+     * engine's prefix ({@code (?!prefix)(?:pattern)}, matched against whole topic names as Kafka matches). The
+     * engine's topics are more than a list could name (each group's task topics, Kafka Streams' changelogs), and its
+     * cluster may be reached through a broker its {@code bootstrap-servers} does not list, so this holds on every
+     * cluster.
+     *
+     * @throws PatternSyntaxException when the flow's pattern does not read, alone or so enclosed (a comment or an
+     *     unclosed quotation in it would swallow the closing parenthesis)
+     */
+    public Pattern subscription(String pattern) {
+        Pattern.compile(pattern);
+        return Pattern.compile("(?!" + Pattern.quote(topicPrefix) + ")(?:" + pattern + ")");
     }
 
     /** Refused when the client is on the engine's cluster and the group is under the engine's prefix, as its are. */

@@ -1,12 +1,15 @@
 package io.millrace.serdes;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import org.junit.jupiter.api.Test;
 
 class FlowKafkaReachTest {
@@ -104,6 +107,27 @@ class FlowKafkaReachTest {
     }
 
     @Test
+    void shouldSubscribeATopicPatternToNoTopicUnderTheEnginesPrefix() {
+        // given: the engine's real topic names, Kafka Streams' changelogs and any group's task topics among them
+        FlowKafkaReach reach = reach();
+        MillraceConfig config = ConfigLoader.load(Map.of(), Map.of("topic-prefix", "engine."), null);
+        var engineTopics = new java.util.ArrayList<String>(List.of("engine.executor-executor-executions-changelog",
+                "engine.triggers-schedules-changelog", "engine.tasks.any-group", "engine.commands"));
+        Topics.of(config).executorTopics(List.of("g1")).forEach(topic -> engineTopics.add(topic.name()));
+
+        // then
+        for (String pattern : List.of(".*", "engine\\..*", "(?i)ENGINE.*", ".*changelog", "e.*|orders", "[a-z.]+-?.*")) {
+            Pattern subscription = reach.subscription(pattern);
+            assertThat(engineTopics).as(pattern).noneMatch(topic -> subscription.matcher(topic).matches());
+        }
+        assertThat(reach.subscription(".*").matcher("orders").matches()).isTrue();
+        assertThat(reach.subscription("orders-.*|eng.*").matcher("engine-orders").matches()).isTrue();
+        assertThatThrownBy(() -> reach.subscription("(?x).*#")).isInstanceOf(PatternSyntaxException.class);
+        assertThatThrownBy(() -> reach.subscription(".*\\Q")).isInstanceOf(PatternSyntaxException.class);
+        assertThatThrownBy(() -> reach.subscription("a)|(.*")).isInstanceOf(PatternSyntaxException.class);
+    }
+
+    @Test
     void shouldKeepTheEnginesTopicsAndGroupsClosedOnItsClusterEvenWhenItIsAllowed() {
         // given
         FlowKafkaReach allowing = reach("task-kafka-allow-engine-cluster", "true");
@@ -116,10 +140,6 @@ class FlowKafkaReachTest {
                 + " which no setting opens to a flow");
         assertThat(allowing.refusedTopic(engine, "topic", "orders")).isEmpty();
         assertThat(allowing.refusedTopic(elsewhere, "topic", "engine.commands")).isEmpty();
-        assertThat(allowing.refusedTopicPattern(engine, "topicPattern", Pattern.compile(".*"))).isPresent();
-        assertThat(allowing.refusedTopicPattern(engine, "topicPattern", Pattern.compile("engine\\.tasks\\..*")))
-                .hasValueSatisfying(why -> assertThat(why).contains("the engine's topic 'engine.tasks."));
-        assertThat(allowing.refusedTopicPattern(engine, "topicPattern", Pattern.compile("orders-.*"))).isEmpty();
         assertThat(allowing.refusedGroup(engine, "groupId", "engine.executor")).isPresent();
         assertThat(allowing.refusedGroup(engine, "groupId", "my-flow")).isEmpty();
     }

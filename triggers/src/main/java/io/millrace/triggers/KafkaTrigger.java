@@ -74,6 +74,7 @@ final class KafkaTrigger implements AutoCloseable {
     private final String onSerdeError;
     private final Instant savedAt;
     private final ConsumerLoop<byte[], byte[]> loop;
+    private final Pattern topicPattern;
     private volatile Producer<byte[], byte[]> deadLetters;
 
     /** What paces a trigger: it reads nothing while {@link #full()}, and tells how many creates it sent. */
@@ -104,21 +105,24 @@ final class KafkaTrigger implements AutoCloseable {
 
     KafkaTrigger(FlowTrigger target, Producer<String, byte[]> commands, String commandsTopic, TriggerMetrics metrics,
             SchemaRegistries registries) {
-        this(target, commands, commandsTopic, metrics, registries, Pace.NONE, null);
+        this(target, commands, commandsTopic, metrics, registries, Pace.NONE, null, null);
     }
 
     /**
      * @param savedAt when the flow revision that declared this trigger was saved: where a new group starts unless the
      *     trigger says otherwise ({@code since}, or {@code auto.offset.reset} in its properties); null: Kafka's reset
+     * @param reach what a {@code topicPattern} subscribes as ({@link FlowKafkaReach#subscription}); null: as written
      */
     KafkaTrigger(FlowTrigger target, Producer<String, byte[]> commands, String commandsTopic, TriggerMetrics metrics,
-            SchemaRegistries registries, Pace pace, Instant savedAt) {
+            SchemaRegistries registries, Pace pace, Instant savedAt, FlowKafkaReach reach) {
         this.target = target;
         this.commands = commands;
         this.commandsTopic = commandsTopic;
         this.metrics = metrics;
         this.savedAt = savedAt;
         TriggerDef trigger = target.trigger();
+        String pattern = trigger.text("topicPattern");
+        this.topicPattern = pattern == null ? null : reach == null ? Pattern.compile(pattern) : reach.subscription(pattern);
         Map<?, ?> serdeProperties = trigger.properties().get("serdeProperties") instanceof Map<?, ?> given ? given : Map.of();
         this.keys = Deserializers.of(trigger.text("keyDeserializer"), serdeProperties, registries);
         this.values = Deserializers.of(trigger.text("valueDeserializer"), serdeProperties, registries);
@@ -136,7 +140,7 @@ final class KafkaTrigger implements AutoCloseable {
     }
 
     /**
-     * Why the trigger may not run, if it may not: a client setting, topic, topic pattern or group that {@code reach}
+     * Why the trigger may not run, if it may not: a client setting, topic, group or unreadable pattern that {@code reach}
      * refuses (docs/security.md), or a DLQ topic on the engine's cluster under its prefix. Checked before any client.
      */
     static Optional<String> refusal(FlowTrigger target, FlowKafkaReach reach) {
@@ -152,8 +156,7 @@ final class KafkaTrigger implements AutoCloseable {
         String pattern = trigger.text("topicPattern");
         if (topic == null && pattern != null) {
             try {
-                Pattern compiled = Pattern.compile(pattern);
-                refused = refused.or(() -> reach.refusedTopicPattern(properties, "topicPattern", compiled));
+                reach.subscription(pattern);
             } catch (PatternSyntaxException e) {
                 refused = refused.or(() -> Optional.of("property 'topicPattern' is not a regular expression: "
                         + e.getDescription()));
@@ -247,7 +250,7 @@ final class KafkaTrigger implements AutoCloseable {
         } else if (topic != null) {
             consuming.subscribe(List.of(topic.toString()), listener);
         } else {
-            consuming.subscribe(Pattern.compile(target.trigger().text("topicPattern")), listener);
+            consuming.subscribe(topicPattern, listener);
         }
     }
 

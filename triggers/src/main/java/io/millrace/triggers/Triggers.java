@@ -231,7 +231,7 @@ public final class Triggers implements AutoCloseable {
             if (!running.containsKey(key)) {
                 LOG.info("Starting trigger {} ({})", key, target.trigger().type());
                 var trigger = new KafkaTrigger(target, commands, topics.commands().name(), metrics, registries, backlog,
-                        savedAt.get(key));
+                        savedAt.get(key), reach);
                 running.put(key, trigger);
                 trigger.start();
             }

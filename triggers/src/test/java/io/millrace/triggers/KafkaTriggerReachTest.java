@@ -85,7 +85,11 @@ class KafkaTriggerReachTest {
                 .startsWith("property 'topic' is refused: topic '" + prefix + "commands' is under the engine's"));
         assertThat(refusal(allowing, """
                 - {id: t, type: io.kestra.plugin.kafka.RealtimeTrigger, topicPattern: '.*', groupId: g, %s}"""
-                .formatted(engine))).hasValueSatisfying(why -> assertThat(why).startsWith("property 'topicPattern'"));
+                .formatted(engine))).isEmpty();
+        assertThat(refusal(allowing, """
+                - {id: t, type: io.kestra.plugin.kafka.RealtimeTrigger, topicPattern: '(?x).*#', groupId: g, %s}"""
+                .formatted(engine))).hasValueSatisfying(why -> assertThat(why)
+                .startsWith("property 'topicPattern' is not a regular expression"));
         assertThat(refusal(allowing, """
                 - {id: t, type: io.kestra.plugin.kafka.RealtimeTrigger, topic: orders, groupId: '%sexecutor',
                    %s}"""

@@ -86,7 +86,7 @@ class KafkaTriggerStartTest {
 
         // when: its consumer joins the group only now
         try (var trigger = new KafkaTrigger(target(topic), commands, "commands", new TriggerMetrics(new SimpleMeterRegistry()),
-                new SchemaRegistries(), KafkaTrigger.Pace.NONE, saved)) {
+                new SchemaRegistries(), KafkaTrigger.Pace.NONE, saved, null)) {
             trigger.start();
             await(() -> committed(topic).getOrDefault(new TopicPartition(topic, 0), -1L) == 3);
         }
