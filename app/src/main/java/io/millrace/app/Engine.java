@@ -52,7 +52,7 @@ public final class Engine implements AutoCloseable {
             if (!gateway.awaitReady(Duration.ofSeconds(120))) {
                 throw new IllegalStateException("Expected the gateway to be ready within 120 s, but it is not");
             }
-            Triggers triggers = Triggers.start(config, registry);
+            Triggers triggers = Triggers.startStandalone(config, registry);
             started.push(triggers);
             if (!triggers.awaitReady(Duration.ofSeconds(120))) {
                 throw new IllegalStateException("Expected the triggers to be ready within 120 s, but they are not");

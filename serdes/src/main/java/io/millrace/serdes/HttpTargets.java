@@ -45,6 +45,22 @@ public final class HttpTargets {
 
     /** A checked target: the request goes to {@code address}. */
     public record Target(URI uri, InetAddress address) {
+        /** The URI with the checked address in place of the host (path and query kept): what to connect to. */
+        public URI direct() {
+            String literal = address.getHostAddress();
+            if (address instanceof Inet6Address) {
+                int scope = literal.indexOf('%');
+                literal = "[" + (scope < 0 ? literal : literal.substring(0, scope)) + "]";
+            }
+            String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+            return URI.create(uri.getScheme() + "://" + literal + (uri.getPort() == -1 ? "" : ":" + uri.getPort()) + path
+                    + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()));
+        }
+
+        /** The Host header of a request to {@link #direct()}: the host and port the URI names. */
+        public String host() {
+            return uri.getHost() + (uri.getPort() == -1 ? "" : ":" + uri.getPort());
+        }
     }
 
     /** A target the rules refuse; the message says why and which setting would allow it. */

@@ -141,12 +141,18 @@ final class KafkaTrigger implements AutoCloseable {
 
     /**
      * Why the trigger may not run, if it may not: a client setting, topic, group or unreadable pattern that {@code reach}
-     * refuses (docs/security.md), or a DLQ topic on the engine's cluster under its prefix. Checked before any client.
+     * refuses (docs/security.md), a DLQ topic on the engine's cluster under its prefix, or an AVRO schema registry that
+     * {@code registries} refuse. Checked before any client.
      */
-    static Optional<String> refusal(FlowTrigger target, FlowKafkaReach reach) {
+    static Optional<String> refusal(FlowTrigger target, FlowKafkaReach reach, SchemaRegistries registries) {
         TriggerDef trigger = target.trigger();
         Map<?, ?> properties = trigger.properties().get("properties") instanceof Map<?, ?> given ? given : Map.of();
         Optional<String> refused = reach.refusedSetting(properties);
+        if ("AVRO".equalsIgnoreCase(trigger.text("keyDeserializer"))
+                || "AVRO".equalsIgnoreCase(trigger.text("valueDeserializer"))) {
+            Map<?, ?> serde = trigger.properties().get("serdeProperties") instanceof Map<?, ?> given ? given : Map.of();
+            refused = refused.or(() -> registries.refusal(serde));
+        }
         Object topic = trigger.properties().get("topic");
         List<String> topics = topic instanceof Collection<?> many ? many.stream().map(String::valueOf).toList()
                 : topic == null ? List.of() : List.of(topic.toString());

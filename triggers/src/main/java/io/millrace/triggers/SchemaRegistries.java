@@ -6,15 +6,27 @@ import io.millrace.core.cache.LruCache;
 import io.millrace.serdes.Json;
 import io.millrace.triggers.Deserializers.LookupException;
 import io.millrace.triggers.Deserializers.SerdeException;
+import io.millrace.config.HostRules;
+import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.HttpTargets;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import org.apache.avro.Schema;
 
 /**
@@ -28,6 +40,13 @@ import org.apache.avro.Schema;
  * without a schema) throws {@link LookupException}: the record is not at fault, the trigger reads it again later. A
  * registry that answers with a schema records cannot be read with here (not Avro, not parsable, referring to other
  * schemas) makes each record written with it a serde error; that answer is cached too.
+ *
+ * <p>A registry is reached as an {@code http.Request} is ({@link HttpTargets}, docs/security.md): its name is looked
+ * up once for each request, every address checked, and the request sent to the checked address, with the name in the
+ * Host header and, over TLS, as the server name; redirects are never followed. A refused registry is a
+ * {@link LookupException}: a name that resolves elsewhere later is read again then. {@link #refusal} says at a
+ * trigger's start whether its registry is refused, and refuses a URL with a query or fragment, which would let the flow
+ * choose the path asked.
  */
 final class SchemaRegistries implements AutoCloseable {
     static final int MAX_SCHEMAS = 1_000;
@@ -35,19 +54,63 @@ final class SchemaRegistries implements AutoCloseable {
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
     private static final int MAX_QUOTED = 200;
 
-    private final HttpClient http;
+    static final String URL = "schema.registry.url";
+
+    private final HttpTargets targets;
+    private final Duration connectTimeout;
     private final Duration requestTimeout;
     private final LruCache<Key, Answer> answers;
 
+    /** As standalone reaches registries (this machine allowed), with the default settings: for tests. */
     SchemaRegistries() {
-        this(MAX_SCHEMAS, CONNECT_TIMEOUT, REQUEST_TIMEOUT);
+        this(HttpTargets.forStandalone(MillraceConfig.defaults()));
     }
 
-    SchemaRegistries(int maxSchemas, Duration connectTimeout, Duration requestTimeout) {
-        // no redirects: they would carry the credentials elsewhere
-        this.http = HttpClient.newBuilder().connectTimeout(connectTimeout).build();
+    SchemaRegistries(HttpTargets targets) {
+        this(MAX_SCHEMAS, CONNECT_TIMEOUT, REQUEST_TIMEOUT, targets);
+    }
+
+    SchemaRegistries(int maxSchemas, Duration connectTimeout, Duration requestTimeout, HttpTargets targets) {
+        this.targets = targets;
+        this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
         this.answers = new LruCache<>(maxSchemas);
+    }
+
+    /**
+     * Why the registry {@code serdeProperties} name may not be asked, if it may not: a URL that does not read, is not
+     * http or https with a host, has a query or fragment, or a target {@link HttpTargets} refuses. A name that does not
+     * resolve now is not refused: each request checks again.
+     */
+    Optional<String> refusal(Map<?, ?> serdeProperties) {
+        Object url = serdeProperties == null ? null : serdeProperties.get(URL);
+        String property = "property 'serdeProperties." + URL + "' is refused: ";
+        if (url == null) {
+            return Optional.of("Expected serdeProperties to name the schema registry of AVRO records as '" + URL + "'");
+        }
+        URI uri;
+        try {
+            uri = new URI(url.toString().trim());
+        } catch (URISyntaxException e) {
+            return Optional.of(property + "it is not a URL: " + e.getMessage());
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
+            return Optional.of(property + "it must be an http or https URL with a host");
+        }
+        if (uri.getRawQuery() != null || uri.getRawFragment() != null || url.toString().contains("?")
+                || url.toString().contains("#")) {
+            return Optional.of(property + "it has a query or fragment ('?' or '#'), which would change the path the"
+                    + " registry is asked at");
+        }
+        try {
+            targets.check(uri);
+        } catch (HttpTargets.Refused e) {
+            return Optional.of(property + e.getMessage());
+        } catch (UnknownHostException e) {
+            return Optional.empty();
+        }
+        return Optional.empty();
     }
 
     /** One registry: its URL, and the HTTP Basic credentials it is asked with, if any. */
@@ -60,7 +123,7 @@ final class SchemaRegistries implements AutoCloseable {
                         + " as 'schema.registry.url'");
             }
             Object userInfo = serdeProperties.get("basic.auth.user.info");
-            return new Registry(URI.create(url.toString().replaceAll("/+$", "")), userInfo == null ? null
+            return new Registry(URI.create(url.toString().trim().replaceAll("/+$", "")), userInfo == null ? null
                     : "Basic " + Base64.getEncoder().encodeToString(userInfo.toString().getBytes(StandardCharsets.UTF_8)));
         }
 
@@ -93,15 +156,31 @@ final class SchemaRegistries implements AutoCloseable {
     }
 
     private String fetch(Registry registry, int id) throws LookupException {
-        var request = HttpRequest.newBuilder(URI.create(registry.url() + "/schemas/ids/" + id))
+        HttpTargets.Target target;
+        try {
+            target = targets.check(URI.create(registry.url() + "/schemas/ids/" + id));
+        } catch (HttpTargets.Refused e) {
+            throw new LookupException("Expected schema registry " + registry + " to be asked for schema id " + id
+                    + ", but " + e.getMessage());
+        } catch (UnknownHostException e) {
+            throw new LookupException("Expected schema registry " + registry + " to answer for schema id " + id
+                    + ", but its host has no address");
+        }
+        var request = HttpRequest.newBuilder(target.direct())
                 .timeout(requestTimeout)
+                .header("Host", target.host())
                 .header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
         if (registry.authorization() != null) {
             request.header("Authorization", registry.authorization());
         }
         HttpResponse<String> response;
-        try {
+        // no redirects (the default): they would carry the credentials elsewhere, unchecked
+        try (HttpClient http = client(target)) {
             response = http.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IllegalArgumentException e) {
+            throw new LookupException("Expected to ask schema registry " + registry + " at " + target.address()
+                    .getHostAddress() + " with its name in the Host header, but this JVM does not let Java's HTTP"
+                    + " client set it (-Djdk.httpclient.allowRestrictedHeaders=host, as the launcher sets): " + e);
         } catch (IOException e) {
             throw new LookupException("Expected schema registry " + registry + " to answer for schema id " + id
                     + ", but it is unreachable: " + e);
@@ -148,8 +227,25 @@ final class SchemaRegistries implements AutoCloseable {
         return "'" + (text.length() > MAX_QUOTED ? text.substring(0, MAX_QUOTED) + "…" : text) + "'";
     }
 
+    /** A client of one request: over TLS, it names the registry's host (SNI) so its certificate is checked. */
+    private HttpClient client(HttpTargets.Target target) {
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(connectTimeout)
+                .followRedirects(HttpClient.Redirect.NEVER);
+        String host = target.uri().getHost();
+        if (target.uri().getScheme().equalsIgnoreCase("https") && HostRules.literal(host) == null) {
+            try {
+                SSLParameters tls = SSLContext.getDefault().getDefaultSSLParameters();
+                tls.setServerNames(List.of(new SNIHostName(HostRules.name(host))));
+                builder.sslParameters(tls);
+            } catch (NoSuchAlgorithmException | IllegalArgumentException e) {
+                // no server name: the certificate is checked against the address, and the request fails
+            }
+        }
+        return builder.build();
+    }
+
     @Override
     public void close() {
-        http.close();
+        // each request's client is closed after it
     }
 }

@@ -8,6 +8,7 @@ import io.millrace.core.flow.TriggerDef;
 import io.millrace.core.flow.TriggerTypes;
 import io.millrace.serdes.FlowKafkaReach;
 import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.HttpTargets;
 import io.millrace.serdes.KafkaMeters;
 import io.millrace.serdes.KafkaPassThrough;
 import io.millrace.serdes.RecoveringStreams;
@@ -65,13 +66,14 @@ public final class Triggers implements AutoCloseable {
     private final RecoveringStreams schedules;
     private final FlowTriggers flowTriggers;
     private final FlowsProgress flowsProgress = new FlowsProgress();
-    private final SchemaRegistries registries = new SchemaRegistries();
+    private final SchemaRegistries registries;
     private final ExecutorBacklog backlog;
     private volatile boolean closed;
     private final List<AutoCloseable> kafkaMetrics = new ArrayList<>();
 
-    private Triggers(MillraceConfig config, MeterRegistry registry) {
+    private Triggers(MillraceConfig config, MeterRegistry registry, HttpTargets registryTargets) {
         this.topics = Topics.of(config);
+        this.registries = new SchemaRegistries(registryTargets);
         this.metrics = new TriggerMetrics(registry);
         this.reach = FlowKafkaReach.of(config);
         var producer = new HashMap<String, Object>();
@@ -97,11 +99,23 @@ public final class Triggers implements AutoCloseable {
                 Schedules.properties(config), RecoveryPolicy.DEFAULT, registry);
     }
 
-    /** Creates the flows and commands topics if missing, then follows the flows. */
+    /**
+     * Creates the flows and commands topics if missing, then follows the flows. Schema registries are reached as a
+     * worker role's {@code http.Request} reaches its targets ({@link HttpTargets#forRole}).
+     */
     public static Triggers start(MillraceConfig config, MeterRegistry registry) {
+        return start(config, registry, HttpTargets.forRole(config));
+    }
+
+    /** As {@link #start}, with schema registries reached as standalone's {@code http.Request} reaches its targets. */
+    public static Triggers startStandalone(MillraceConfig config, MeterRegistry registry) {
+        return start(config, registry, HttpTargets.forStandalone(config));
+    }
+
+    private static Triggers start(MillraceConfig config, MeterRegistry registry, HttpTargets registryTargets) {
         Topics topics = Topics.of(config);
         TopicAdmin.ensure(config, List.of(topics.flows(), topics.commands(), topics.executions()));
-        var triggers = new Triggers(config, registry);
+        var triggers = new Triggers(config, registry, registryTargets);
         triggers.watcher.start();
         return triggers;
     }
@@ -240,7 +254,7 @@ public final class Triggers implements AutoCloseable {
 
     /** Whether the trigger may not run; a refusal is logged and counted once for each revision of the trigger. */
     private boolean refuses(String key, FlowTrigger target) {
-        String why = KafkaTrigger.refusal(target, reach).orElse(null);
+        String why = KafkaTrigger.refusal(target, reach, registries).orElse(null);
         if (why == null) {
             refused.remove(key);
             return false;

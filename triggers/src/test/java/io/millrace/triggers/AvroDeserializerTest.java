@@ -4,6 +4,8 @@ import static io.millrace.triggers.SchemaRegistryStandIn.wireFormat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import io.millrace.config.MillraceConfig;
+import io.millrace.serdes.HttpTargets;
 import io.millrace.triggers.Deserializers.LookupException;
 import io.millrace.triggers.Deserializers.SerdeException;
 import java.net.ServerSocket;
@@ -29,6 +31,8 @@ class AvroDeserializerTest {
             {"type": "record", "name": "User", "namespace": "shop", "fields": [
               {"name": "id", "type": "long"}, {"name": "name", "type": "string"},
               {"name": "email", "type": ["null", "string"], "default": null}]}""");
+
+    private static final HttpTargets STANDALONE = HttpTargets.forStandalone(MillraceConfig.defaults());
 
     private SchemaRegistryStandIn registry;
     private SchemaRegistries registries;
@@ -95,7 +99,8 @@ class AvroDeserializerTest {
     @Test
     void shouldAskAgainForASchemaTheBoundedCacheLetGo() throws Exception {
         // given: a cache of one schema
-        try (var small = new SchemaRegistries(1, SchemaRegistries.CONNECT_TIMEOUT, SchemaRegistries.REQUEST_TIMEOUT)) {
+        try (var small = new SchemaRegistries(1, SchemaRegistries.CONNECT_TIMEOUT, SchemaRegistries.REQUEST_TIMEOUT,
+                STANDALONE)) {
             Deserializers.Deserializer avro = Deserializers.of("AVRO", Map.of("schema.registry.url", registry.url()), small);
 
             // when
@@ -162,7 +167,7 @@ class AvroDeserializerTest {
         registry.answerEveryRequestWith(0);
         registry.answerAfter(Duration.ofSeconds(2));
         LookupException slow;
-        try (var impatient = new SchemaRegistries(10, Duration.ofSeconds(1), Duration.ofMillis(200))) {
+        try (var impatient = new SchemaRegistries(10, Duration.ofSeconds(1), Duration.ofMillis(200), STANDALONE)) {
             slow = catchThrowableOfType(LookupException.class,
                     () -> Deserializers.of("AVRO", Map.of("schema.registry.url", registry.url()), impatient).read(record));
         }
@@ -172,6 +177,28 @@ class AvroDeserializerTest {
         assertThat(unreachable).hasMessageStartingWith("Expected schema registry http://127.0.0.1:" + closedPort
                 + " to answer for schema id 1, but it is unreachable: java.net.ConnectException");
         assertThat(slow).hasMessageContaining("unreachable").hasMessageContaining("HttpTimeoutException");
+    }
+
+    @Test
+    void shouldAskTheCheckedAddressAndNeverARegistryTheRulesRefuse() throws Exception {
+        // given: a worker role's rules, which refuse this machine; a name pinned to the address it resolved to
+        byte[] record = SchemaRegistryStandIn.wireFormat(1, USER_V1, new GenericRecordBuilder(USER_V1)
+                .set("id", 1L).set("name", "Ada").build());
+        String byName = registry.url().replace("127.0.0.1", "localhost");
+
+        // when
+        LookupException refused;
+        try (var role = new SchemaRegistries(HttpTargets.forRole(MillraceConfig.defaults()))) {
+            refused = catchThrowableOfType(LookupException.class,
+                    () -> Deserializers.of("AVRO", Map.of("schema.registry.url", registry.url()), role).read(record));
+        }
+        Object read = avro(Map.of("schema.registry.url", byName)).read(record);
+
+        // then
+        assertThat(refused).hasMessageContaining("is not allowed: it is this machine")
+                .hasMessageContaining("task-http-allow");
+        assertThat(read).isNotNull();
+        assertThat(registry.requests()).isEqualTo(1);
     }
 
     @Test

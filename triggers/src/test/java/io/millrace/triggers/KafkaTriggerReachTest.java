@@ -12,6 +12,7 @@ import io.millrace.core.flow.FlowParser;
 import io.millrace.core.flow.TriggerTypes;
 import io.millrace.serdes.FlowKafkaReach;
 import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.HttpTargets;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.FlowRecord;
 import java.time.Instant;
@@ -54,7 +55,7 @@ class KafkaTriggerReachTest {
     private static Optional<String> refusal(MillraceConfig config, String trigger) throws Exception {
         Flow flow = flow(trigger);
         return KafkaTrigger.refusal(new FlowTrigger(flow.namespace(), flow.id(), flow.triggers().getFirst()),
-                FlowKafkaReach.of(config));
+                FlowKafkaReach.of(config), new SchemaRegistries(HttpTargets.forRole(config)));
     }
 
     @Test
@@ -95,6 +96,31 @@ class KafkaTriggerReachTest {
                    %s}"""
                 .formatted(prefix, engine)))
                 .hasValueSatisfying(why -> assertThat(why).startsWith("property 'groupId'"));
+    }
+
+    @Test
+    void shouldRefuseASchemaRegistryTheHttpRulesRefuseOrWhosePathTheFlowChooses() throws Exception {
+        // given
+        MillraceConfig config = config();
+        MillraceConfig allowing = config("task-http-allow", "127.0.0.1");
+        String avro = """
+                - {id: t, type: io.kestra.plugin.kafka.RealtimeTrigger, topic: orders, groupId: g,
+                   valueDeserializer: AVRO, serdeProperties: {schema.registry.url: '%s'},
+                   properties: {bootstrap.servers: 'kafka.example:9092'}}""";
+
+        // then
+        assertThat(refusal(config, avro.formatted("http://169.254.169.254/latest"))).hasValue("property"
+                + " 'serdeProperties.schema.registry.url' is refused: the target 169.254.169.254 is not allowed: it is"
+                + " a link-local or cloud metadata address; the setting task-http-allow allows it"
+                + " (e.g. --set task-http-allow=169.254.169.254/32)");
+        assertThat(refusal(config, avro.formatted("http://127.0.0.1:8080"))).hasValueSatisfying(why ->
+                assertThat(why).contains("it is this machine", "task-http-allow"));
+        assertThat(refusal(allowing, avro.formatted("http://127.0.0.1:8080"))).isEmpty();
+        for (String url : new String[] {"http://registry.example/admin?", "http://registry.example/x#",
+                "http://registry.example/?a=b"}) {
+            assertThat(refusal(allowing, avro.formatted(url))).as(url).hasValueSatisfying(why ->
+                    assertThat(why).contains("has a query or fragment"));
+        }
     }
 
     @Test
