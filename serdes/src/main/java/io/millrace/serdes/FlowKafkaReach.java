@@ -8,6 +8,7 @@ import java.io.StringReader;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -43,6 +44,8 @@ public final class FlowKafkaReach {
             "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule");
     private static final String JAAS = "sasl.jaas.config";
     private static final String BOOTSTRAP = "bootstrap.servers";
+    /** The most brokers a flow's {@code bootstrap.servers} may list: each is looked up when it is checked. */
+    public static final int MAX_BROKERS = 20;
 
     private final List<BrokerAddress> engineBrokers;
     private final String topicPrefix;
@@ -81,6 +84,11 @@ public final class FlowKafkaReach {
             }
         }
         Object servers = properties.get(BOOTSTRAP);
+        int brokers = servers == null ? 0 : BrokerAddress.entries(String.valueOf(servers));
+        if (brokers > MAX_BROKERS) {
+            return Optional.of("property 'properties." + BOOTSTRAP + "' is refused: it lists " + brokers + " brokers,"
+                    + " more than the " + MAX_BROKERS + " a flow may give (a client needs only a few to find them all)");
+        }
         Optional<String> engine = servers == null ? Optional.empty() : engineBroker(String.valueOf(servers));
         if (engine.isPresent() && !reach.kafkaAllowEngineCluster()) {
             return Optional.of("property 'properties." + BOOTSTRAP + "' is refused: '" + engine.get() + "' is a broker"
@@ -176,10 +184,11 @@ public final class FlowKafkaReach {
 
     /** The first of the flow's brokers that is one of the engine's: the same name, a shared address, or both local. */
     private Optional<String> engineBroker(String servers) {
+        var lookups = new HashMap<String, List<InetAddress>>();
         for (String flowEntry : servers.split(",")) {
             Optional<BrokerAddress> flowBroker = BrokerAddress.parse(flowEntry);
             for (BrokerAddress engineBroker : engineBrokers) {
-                if (flowBroker.isPresent() && sameBroker(flowBroker.get(), engineBroker)) {
+                if (flowBroker.isPresent() && sameBroker(flowBroker.get(), engineBroker, lookups)) {
                     return Optional.of(flowEntry.trim());
                 }
             }
@@ -188,15 +197,15 @@ public final class FlowKafkaReach {
     }
 
     /** The same host and port number, or both on this machine, or sharing an address, at the same port number. */
-    private static boolean sameBroker(BrokerAddress a, BrokerAddress b) {
+    private static boolean sameBroker(BrokerAddress a, BrokerAddress b, Map<String, List<InetAddress>> lookups) {
         if (a.port() != b.port()) {
             return false;
         }
         if (a.host().equals(b.host())) {
             return true;
         }
-        List<InetAddress> addressesA = addresses(a.host());
-        List<InetAddress> addressesB = addresses(b.host());
+        List<InetAddress> addressesA = lookups.computeIfAbsent(a.host(), FlowKafkaReach::addresses);
+        List<InetAddress> addressesB = lookups.computeIfAbsent(b.host(), FlowKafkaReach::addresses);
         boolean bothLocal = addressesA.stream().anyMatch(HttpTargets::thisMachine)
                 && addressesB.stream().anyMatch(HttpTargets::thisMachine);
         return bothLocal || addressesA.stream().anyMatch(addressesB::contains);

@@ -92,6 +92,19 @@ class FlowKafkaReachTest {
     }
 
     @Test
+    void shouldRefuseMoreBrokersThanAFlowMayGive() {
+        // given
+        String many = String.join(",", java.util.Collections.nCopies(21, "kafka.example:9092"));
+        String enough = String.join(",", java.util.Collections.nCopies(20, "kafka.example:9092"));
+
+        // then
+        assertThat(reach().refusedSetting(client("bootstrap.servers", many))).hasValue("property"
+                + " 'properties.bootstrap.servers' is refused: it lists 21 brokers, more than the 20 a flow may give"
+                + " (a client needs only a few to find them all)");
+        assertThat(reach().refusedSetting(client("bootstrap.servers", enough))).isEmpty();
+    }
+
+    @Test
     void shouldReadBrokerPortsAsKafkaDoesNotAsText() {
         // given: the engine's broker written another way than the flow writes it
         FlowKafkaReach reach = reach("bootstrap-servers", "SASL_SSL://Kafka-0.Engine.:09092");

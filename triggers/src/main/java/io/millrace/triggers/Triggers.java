@@ -58,8 +58,7 @@ public final class Triggers implements AutoCloseable {
     /** The latest revision read of each flow, parsed once (null when it does not parse: its triggers do not run). */
     private final Map<String, Latest> latest = new HashMap<>();
     private final Map<String, KafkaTrigger> running = new LinkedHashMap<>();
-    /** The Kafka triggers that may not run (docs/security.md), as last refused: each is logged and counted once. */
-    private final Map<String, FlowTrigger> refused = new HashMap<>();
+    private final TriggerRefusals refusals;
     private final FlowKafkaReach reach;
     private boolean caughtUp;
     private final Thread watcher;
@@ -76,6 +75,10 @@ public final class Triggers implements AutoCloseable {
         this.registries = new SchemaRegistries(registryTargets);
         this.metrics = new TriggerMetrics(registry);
         this.reach = FlowKafkaReach.of(config);
+        this.refusals = new TriggerRefusals(target -> KafkaTrigger.refusal(target, reach, registries), refusal -> {
+            LOG.error("Kafka trigger {} does not start: {}", refusal.key(), refusal.why());
+            metrics.refused(refusal.target());
+        });
         var producer = new HashMap<String, Object>();
         producer.put(ProducerConfig.LINGER_MS_CONFIG, config.producerLingerMs());
         producer.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER, ProducerConfig.configNames()));
@@ -237,9 +240,9 @@ public final class Triggers implements AutoCloseable {
                 it.remove();
             }
         }
-        refused.keySet().retainAll(wanted.keySet());
+        refusals.retainAll(wanted.keySet());
         wanted.forEach((key, target) -> {
-            if (!running.containsKey(key) && refuses(key, target)) {
+            if (!running.containsKey(key) && refusals.refuses(key, target)) {
                 return;
             }
             if (!running.containsKey(key)) {
@@ -250,20 +253,6 @@ public final class Triggers implements AutoCloseable {
                 trigger.start();
             }
         });
-    }
-
-    /** Whether the trigger may not run; a refusal is logged and counted once for each revision of the trigger. */
-    private boolean refuses(String key, FlowTrigger target) {
-        String why = KafkaTrigger.refusal(target, reach, registries).orElse(null);
-        if (why == null) {
-            refused.remove(key);
-            return false;
-        }
-        if (!target.equals(refused.put(key, target))) {
-            LOG.error("Kafka trigger {} does not start: {}", key, why);
-            metrics.refused(target);
-        }
-        return true;
     }
 
     @Override
