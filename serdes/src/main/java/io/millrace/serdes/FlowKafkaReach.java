@@ -24,6 +24,9 @@ import java.util.regex.PatternSyntaxException;
  * <li>{@code config.providers} and every {@code config.providers.*} key: no setting allows them;</li>
  * <li>keys that make the client load Java classes: any key ending in {@code .class} or {@code .classes}, and
  *     {@link #CLASS_KEYS}: no setting allows them;</li>
+ * <li>{@code sasl.kerberos.kinit.cmd}, a command the client runs: no setting allows it;</li>
+ * <li>a {@code SASL_*} {@code security.protocol} without {@code sasl.jaas.config}, which would log in with the JVM's
+ *     own JAAS file: no setting allows it;</li>
  * <li>{@code sasl.jaas.config} naming a login module other than Kafka's {@link #KAFKA_LOGIN_MODULES}, unless
  *     {@code task-kafka-allow-jaas-config};</li>
  * <li>{@code bootstrap.servers} naming a broker of the engine's {@code bootstrap-servers} (by name, address, or as this
@@ -43,6 +46,8 @@ public final class FlowKafkaReach {
             "org.apache.kafka.common.security.scram.ScramLoginModule",
             "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule");
     private static final String JAAS = "sasl.jaas.config";
+    private static final String PROTOCOL = "security.protocol";
+    private static final String KINIT = "sasl.kerberos.kinit.cmd";
     private static final String BOOTSTRAP = "bootstrap.servers";
     /** The most brokers a flow's {@code bootstrap.servers} may list: each is looked up when it is checked. */
     public static final int MAX_BROKERS = 20;
@@ -73,6 +78,17 @@ public final class FlowKafkaReach {
             if (key.endsWith(".class") || key.endsWith(".classes") || CLASS_KEYS.contains(key)) {
                 return Optional.of(property + "it makes the Kafka client load Java classes, which no setting allows a"
                         + " flow to");
+            }
+            if (key.equals(KINIT)) {
+                return Optional.of(property + "it names a command the Kafka client runs on this machine, which no"
+                        + " setting allows a flow to");
+            }
+            if (key.equals(PROTOCOL) && String.valueOf(setting.getValue()).trim().toUpperCase(Locale.ROOT)
+                    .startsWith("SASL_") && String.valueOf(properties.get(JAAS) == null ? "" : properties.get(JAAS))
+                    .isBlank()) {
+                return Optional.of(property + "SASL needs 'properties." + JAAS + "' too: without it, the Kafka client"
+                        + " would log in with this machine's own JAAS file (java.security.auth.login.config), the"
+                        + " engine's credentials");
             }
             if (key.equals(JAAS) && !reach.kafkaAllowAnyLoginModule()) {
                 Optional<String> module = foreignLoginModule(String.valueOf(setting.getValue()));

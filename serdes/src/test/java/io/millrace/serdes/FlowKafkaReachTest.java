@@ -49,8 +49,8 @@ class FlowKafkaReachTest {
             assertThat(reach.refusedSetting(client(key, "com.example.Evil"))).as(key).hasValue("property 'properties."
                     + key + "' is refused: it makes the Kafka client load Java classes, which no setting allows a flow to");
         }
-        assertThat(reach.refusedSetting(client("acks", "all", "linger.ms", "5", "security.protocol", "SASL_SSL")))
-                .isEmpty();
+        assertThat(reach.refusedSetting(client("acks", "all", "linger.ms", "5", "security.protocol", "SASL_SSL",
+                "sasl.jaas.config", PLAIN))).isEmpty();
     }
 
     @Test
@@ -89,6 +89,25 @@ class FlowKafkaReachTest {
         assertThat(reach.refusedSetting(client("bootstrap.servers", "localhost:19093"))).isEmpty();
         assertThat(reach.refusedSetting(client("bootstrap.servers", "localhost:1909"))).isEmpty();
         assertThat(allowing.refusedSetting(client("bootstrap.servers", "localhost:19092"))).isEmpty();
+    }
+
+    @Test
+    void shouldRefuseSaslWithoutItsOwnJaasConfigAndAKinitCommand() {
+        // then: without sasl.jaas.config, Kafka would log in with the JVM's JAAS file, the engine's
+        for (String protocol : new String[] {"SASL_SSL", "sasl_plaintext", " SASL_PLAINTEXT "}) {
+            assertThat(reach().refusedSetting(client("security.protocol", protocol))).as(protocol).hasValue("property"
+                    + " 'properties.security.protocol' is refused: SASL needs 'properties.sasl.jaas.config' too:"
+                    + " without it, the Kafka client would log in with this machine's own JAAS file"
+                    + " (java.security.auth.login.config), the engine's credentials");
+            assertThat(reach().refusedSetting(client("security.protocol", protocol, "sasl.jaas.config", " ")))
+                    .as(protocol).isPresent();
+            assertThat(reach().refusedSetting(client("security.protocol", protocol, "sasl.jaas.config", PLAIN)))
+                    .as(protocol).isEmpty();
+        }
+        assertThat(reach().refusedSetting(client("security.protocol", "SSL"))).isEmpty();
+        assertThat(reach().refusedSetting(client("sasl.kerberos.kinit.cmd", "/bin/sh -c id"))).hasValue("property"
+                + " 'properties.sasl.kerberos.kinit.cmd' is refused: it names a command the Kafka client runs on this"
+                + " machine, which no setting allows a flow to");
     }
 
     @Test
