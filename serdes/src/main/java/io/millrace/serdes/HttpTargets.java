@@ -27,6 +27,8 @@ public final class HttpTargets {
             "169.254.0.0/16", // IPv4 link-local: AWS, GCP, Azure, OCI, DigitalOcean... metadata at 169.254.169.254
             "fe80::/10", // IPv6 link-local
             "fd00:ec2::254", // AWS metadata over IPv6
+            "fd20:ce::254", // GCP metadata over IPv6 (IPv6-only instances)
+            "64:ff9b:1::/48", // NAT64 local-use prefix (RFC 8215): may carry any IPv4 address, 169.254.169.254 too
             "100.100.100.200", // Alibaba Cloud metadata
             "168.63.129.16", // Azure's host agent (WireServer)
             "metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal");

@@ -61,6 +61,8 @@ class HttpTargetsTest {
         assertThat(refusal(standalone, "http://169.254.169.254/")).contains("link-local or cloud metadata address");
         assertThat(refusal(standalone, "http://aws6.example/")).contains("(fd00:ec2:0:0:0:0:0:254)", "metadata address");
         assertThat(refusal(standalone, "http://[fe80::1]/")).contains("metadata address");
+        assertThat(refusal(standalone, "http://[fd20:ce::254]/")).contains("metadata address");
+        assertThat(refusal(standalone, "http://[64:ff9b:1:a9fe:a9:fe00::]/")).contains("metadata address");
         assertThat(refusal(standalone, "http://alibaba.example/")).contains("metadata address");
         assertThat(refusal(standalone, "http://[::ffff:169.254.169.254]/")).contains("metadata address");
         assertThat(refusal(standalone, "http://nat64.example/")).contains("metadata address");
