@@ -51,8 +51,8 @@ import javax.net.ssl.TrustManager;
  * Every target, the first and each a redirect leads to, is checked by {@link HttpTargets} and then reached at the very
  * address checked: the request goes to that address, with the name in its Host header and, over TLS, in its SNI and
  * certificate check. Redirects are followed here, at most {@link #MAX_REDIRECTS}, as Java's client would (a 303, or a
- * POST answered 301 or 302, goes on as a GET without its body; https never leads to http; Authorization, Cookie,
- * Origin and Referer go only to the same scheme, host and port). Each exchange has its own HTTP/1.1 client, closed at
+ * POST answered 301 or 302, goes on as a GET without its body; https never leads to http); a redirect to another
+ * scheme, host or port carries none of the request's headers but the body's Content-Type. Each exchange has its own HTTP/1.1 client, closed at
  * the end; an interruption aborts it.
  */
 final class HttpRequestTask implements RunnableTask {
@@ -60,7 +60,6 @@ final class HttpRequestTask implements RunnableTask {
     static final int MAX_REDIRECTS = 5;
     private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE");
     private static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
-    private static final Set<String> SAME_ORIGIN_HEADERS = Set.of("authorization", "cookie", "origin", "referer");
     private static final String FORM_URL_ENCODED = "application/x-www-form-urlencoded";
     private static final String MULTIPART = "multipart/form-data";
 
@@ -297,8 +296,9 @@ final class HttpRequestTask implements RunnableTask {
         boolean sameOrigin = next.getScheme().equalsIgnoreCase(request.uri().getScheme())
                 && next.getRawAuthority().equalsIgnoreCase(request.uri().getRawAuthority());
         boolean keepBody = method.equals(request.method());
-        BiPredicate<String, String> kept = (name, value) -> (sameOrigin || !SAME_ORIGIN_HEADERS.contains(
-                name.toLowerCase(Locale.ROOT))) && (keepBody || !name.equalsIgnoreCase("Content-Type"));
+        // to another scheme, host or port, none of the flow's headers (an API key may be in any): the body's type only
+        BiPredicate<String, String> kept = (name, value) -> name.equalsIgnoreCase("Content-Type") ? keepBody
+                : sameOrigin;
         HttpRequest.Builder builder = HttpRequest.newBuilder(request, kept).uri(next);
         if (!keepBody) {
             builder.method(method, HttpRequest.BodyPublishers.noBody());

@@ -61,6 +61,7 @@ class HttpRequestReachTest {
         handlers = Executors.newVirtualThreadPerTaskExecutor();
         second = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0), 0);
         second.createContext("/", exchange -> reply(exchange, 200, "second " + exchange.getRequestURI()));
+        second.createContext("/headers", HttpRequestReachTest::headers);
         second.setExecutor(handlers);
         second.start();
         secondBase = "http://127.0.0.2:" + second.getAddress().getPort();
@@ -71,6 +72,9 @@ class HttpRequestReachTest {
         first.createContext("/to-second", exchange -> redirect(exchange, 302, secondBase + "/landed"));
         first.createContext("/see-other", exchange -> redirect(exchange, 303, "/echo"));
         first.createContext("/loop", exchange -> redirect(exchange, 307, "/loop"));
+        first.createContext("/headers", HttpRequestReachTest::headers);
+        first.createContext("/to-second-headers", exchange -> redirect(exchange, 307, secondBase + "/headers"));
+        first.createContext("/to-own-headers", exchange -> redirect(exchange, 307, "/headers"));
         first.setExecutor(handlers);
         first.start();
         firstBase = "http://127.0.0.1:" + first.getAddress().getPort();
@@ -122,6 +126,12 @@ class HttpRequestReachTest {
         exchange.close();
     }
 
+    private static void headers(HttpExchange exchange) throws IOException {
+        var headers = exchange.getRequestHeaders();
+        reply(exchange, 200, "key=" + headers.getFirst("X-Api-Key") + " auth=" + headers.getFirst("Authorization")
+                + " type=" + headers.getFirst("Content-Type"));
+    }
+
     private static void reply(HttpExchange exchange, int status, String text) throws IOException {
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         exchange.sendResponseHeaders(status, bytes.length);
@@ -171,6 +181,23 @@ class HttpRequestReachTest {
         assertThat(followed.state()).isEqualTo(State.SUCCESS);
         assertThat(followed.outputs()).containsEntry("code", 200).containsEntry("body", "second /landed")
                 .containsEntry("uri", firstBase + "/to-second");
+    }
+
+    @Test
+    void shouldDropEveryHeaderOfTheFlowOnARedirectToAnotherHost() throws Exception {
+        // given
+        HttpRequestTask open = task(true, "", "", HttpTargets.Resolver.SYSTEM);
+        Map<String, Object> headers = Map.of("X-Api-Key", "k-123", "Authorization", "Bearer t");
+
+        // when
+        TaskOutcome elsewhere = run(open, Map.of("uri", firstBase + "/to-second-headers", "method", "POST",
+                "body", "{}", "contentType", "application/json", "headers", headers));
+        TaskOutcome same = run(open, Map.of("uri", firstBase + "/to-own-headers", "method", "POST",
+                "body", "{}", "contentType", "application/json", "headers", headers));
+
+        // then: the body keeps its type; the flow's headers go only to the same scheme, host and port
+        assertThat(elsewhere.outputs()).containsEntry("body", "key=null auth=null type=application/json");
+        assertThat(same.outputs()).containsEntry("body", "key=k-123 auth=Bearer t type=application/json");
     }
 
     @Test
