@@ -3,10 +3,7 @@ package io.millrace.worker;
 import io.millrace.core.expression.SecretException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,8 +74,7 @@ final class DirSecrets {
                     + MAX_BYTES + " bytes, but its file is larger");
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            return StrictUtf8.decode(bytes);
         } catch (CharacterCodingException e) {
             throw new SecretException("Expected the secret '" + name + "' in secrets-dir " + dir + " to be UTF-8 text,"
                     + " but its file is not");

@@ -1,10 +1,7 @@
 package io.millrace.worker;
 
 import io.millrace.core.expression.SecretException;
-import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Locale;
@@ -57,8 +54,7 @@ final class EnvSecrets {
                     + name + "' encoded in base64, but it is not valid base64");
         }
         try {
-            return Optional.of(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString());
+            return Optional.of(StrictUtf8.decode(bytes));
         } catch (CharacterCodingException e) {
             throw new SecretException("Expected the environment variable " + variable.name() + " to hold the secret '"
                     + name + "' as UTF-8 text encoded in base64, but the decoded bytes are not UTF-8 text");

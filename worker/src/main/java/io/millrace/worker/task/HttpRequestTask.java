@@ -3,8 +3,6 @@ package io.millrace.worker.task;
 import io.millrace.serdes.HttpTargets;
 import io.millrace.config.HostRules;
 import java.net.ConnectException;
-import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
@@ -312,7 +310,7 @@ final class HttpRequestTask implements RunnableTask {
      */
     private HttpResponse<byte[]> exchange(TaskProperties props, HttpRequest request, HttpTargets.Target target,
             HttpOptions options, long deadline) throws TaskException, InterruptedException {
-        HttpRequest pinned = pinned(props, request, target.address());
+        HttpRequest pinned = pinned(props, request, target);
         SSLContext tls = tls(props);
         HttpClient.Builder builder = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
@@ -344,29 +342,22 @@ final class HttpRequestTask implements RunnableTask {
      * The request sent to {@code address} itself, never to a name looked up again: the URI names the address, and the
      * Host header the host the request was for.
      */
-    private static HttpRequest pinned(TaskProperties props, HttpRequest request, InetAddress address)
+    private static HttpRequest pinned(TaskProperties props, HttpRequest request, HttpTargets.Target target)
             throws TaskException {
-        URI uri = request.uri();
-        String literal = address.getHostAddress();
-        if (address instanceof Inet6Address) {
-            int scope = literal.indexOf('%');
-            literal = "[" + (scope < 0 ? literal : literal.substring(0, scope)) + "]";
-        }
-        String port = uri.getPort() == -1 ? "" : ":" + uri.getPort();
         URI direct;
         try {
-            String path = uri.getRawPath() == null ? "" : uri.getRawPath();
-            direct = new URI(uri.getScheme() + "://" + literal + port + path
-                    + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()));
-        } catch (URISyntaxException e) {
-            throw props.problem("could not address " + uri + " at " + literal + ": " + e.getMessage(), e);
+            direct = target.direct();
+        } catch (IllegalArgumentException e) {
+            throw props.problem("could not address " + request.uri() + " at " + target.address().getHostAddress() + ": "
+                    + e.getMessage(), e);
         }
         try {
             return HttpRequest.newBuilder(request, (name, value) -> true).uri(direct)
-                    .setHeader("Host", uri.getHost() + port).build();
+                    .setHeader("Host", target.host()).build();
         } catch (IllegalArgumentException e) {
-            throw props.problem("the worker cannot set the Host header of " + uri + " (" + e.getMessage() + "): its JVM"
-                    + " must run with -Djdk.httpclient.allowRestrictedHeaders=host, as the millrace launcher sets", e);
+            throw props.problem("the worker cannot set the Host header of " + request.uri() + " (" + e.getMessage()
+                    + "): its JVM must run with -Djdk.httpclient.allowRestrictedHeaders=host, as the millrace launcher"
+                    + " sets", e);
         }
     }
 
