@@ -30,8 +30,8 @@ import java.util.regex.PatternSyntaxException;
  * <li>{@code sasl.jaas.config} naming a login module other than Kafka's {@link #KAFKA_LOGIN_MODULES}, unless
  *     {@code task-kafka-allow-jaas-config};</li>
  * <li>{@code bootstrap.servers} naming a broker of the engine's {@code bootstrap-servers} (by name, address, or as this
- *     machine), unless {@code task-kafka-allow-engine-cluster}; even then, topics and consumer groups under the engine's
- *     topic prefix.</li>
+ *     machine), unless {@code task-kafka-allow-engine-cluster}; even then, topics and consumer groups under the
+ *     engine's topic prefix.</li>
  * </ul>
  * A trigger's {@code topicPattern} is not refused: it subscribes as {@link #subscription} encloses it, never matching a
  * topic under the engine's prefix.
@@ -63,7 +63,8 @@ public final class FlowKafkaReach {
     }
 
     public static FlowKafkaReach of(MillraceConfig config) {
-        return new FlowKafkaReach(BrokerAddress.list(config.bootstrapServers()), config.topicPrefix(), config.taskReach());
+        return new FlowKafkaReach(BrokerAddress.list(config.bootstrapServers()), config.topicPrefix(),
+                config.taskReach());
     }
 
     /** The first of the flow's client settings that is refused; empty when none is. */
@@ -103,7 +104,8 @@ public final class FlowKafkaReach {
         int brokers = servers == null ? 0 : BrokerAddress.entries(String.valueOf(servers));
         if (brokers > MAX_BROKERS) {
             return Optional.of("property 'properties." + BOOTSTRAP + "' is refused: it lists " + brokers + " brokers,"
-                    + " more than the " + MAX_BROKERS + " a flow may give (a client needs only a few to find them all)");
+                    + " more than the " + MAX_BROKERS + " a flow may give (a client needs only a few to find them"
+                    + " all)");
         }
         Optional<String> engine = servers == null ? Optional.empty() : engineBroker(String.valueOf(servers));
         if (engine.isPresent() && !reach.kafkaAllowEngineCluster()) {

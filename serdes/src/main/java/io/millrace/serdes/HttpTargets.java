@@ -55,7 +55,8 @@ public final class HttpTargets {
                 literal = "[" + (scope < 0 ? literal : literal.substring(0, scope)) + "]";
             }
             String path = uri.getRawPath() == null ? "" : uri.getRawPath();
-            return URI.create(uri.getScheme() + "://" + literal + (uri.getPort() == -1 ? "" : ":" + uri.getPort()) + path
+            String port = uri.getPort() == -1 ? "" : ":" + uri.getPort();
+            return URI.create(uri.getScheme() + "://" + literal + port + path
                     + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()));
         }
 

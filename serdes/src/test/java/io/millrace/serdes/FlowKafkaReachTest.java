@@ -148,7 +148,8 @@ class FlowKafkaReachTest {
         Topics.of(config).executorTopics(List.of("g1")).forEach(topic -> engineTopics.add(topic.name()));
 
         // then
-        for (String pattern : List.of(".*", "engine\\..*", "(?i)ENGINE.*", ".*changelog", "e.*|orders", "[a-z.]+-?.*")) {
+        for (String pattern : List.of(".*", "engine\\..*", "(?i)ENGINE.*", ".*changelog", "e.*|orders",
+                "[a-z.]+-?.*")) {
             Pattern subscription = reach.subscription(pattern);
             assertThat(engineTopics).as(pattern).noneMatch(topic -> subscription.matcher(topic).matches());
         }

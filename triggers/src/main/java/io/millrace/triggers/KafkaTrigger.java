@@ -122,7 +122,8 @@ final class KafkaTrigger implements AutoCloseable {
         this.savedAt = savedAt;
         TriggerDef trigger = target.trigger();
         String pattern = trigger.text("topicPattern");
-        this.topicPattern = pattern == null ? null : reach == null ? Pattern.compile(pattern) : reach.subscription(pattern);
+        this.topicPattern = pattern == null ? null
+                : reach == null ? Pattern.compile(pattern) : reach.subscription(pattern);
         Map<?, ?> serdeProperties = trigger.properties().get("serdeProperties") instanceof Map<?, ?> given ? given : Map.of();
         this.keys = Deserializers.of(trigger.text("keyDeserializer"), serdeProperties, registries);
         this.values = Deserializers.of(trigger.text("valueDeserializer"), serdeProperties, registries);
@@ -140,9 +141,9 @@ final class KafkaTrigger implements AutoCloseable {
     }
 
     /**
-     * Why the trigger may not run, if it may not: a client setting, topic, group or unreadable pattern that {@code reach}
-     * refuses (docs/security.md), a DLQ topic on the engine's cluster under its prefix, or an AVRO schema registry that
-     * {@code registries} refuse. Checked before any client.
+     * Why the trigger may not run, if it may not: a client setting, topic, group or unreadable pattern that
+     * {@code reach} refuses (docs/security.md), a DLQ topic on the engine's cluster under its prefix, or an AVRO
+     * schema registry that {@code registries} refuse. Checked before any client.
      */
     static Optional<String> refusal(FlowTrigger target, FlowKafkaReach reach, SchemaRegistries registries) {
         TriggerDef trigger = target.trigger();

@@ -47,7 +47,8 @@ class TriggerRefusalsTest {
 
         // then: checked once per declaration, and again once forgotten
         assertThat(checks).hasValue(3);
-        assertThat(reports).extracting(TriggerRefusals.Refusal::why).isEqualTo(List.of("refused", "refused", "refused"));
+        assertThat(reports).extracting(TriggerRefusals.Refusal::why)
+                .isEqualTo(List.of("refused", "refused", "refused"));
     }
 
     @Test

@@ -50,8 +50,8 @@ import javax.net.ssl.TrustManager;
  * address checked: the request goes to that address, with the name in its Host header and, over TLS, in its SNI and
  * certificate check. Redirects are followed here, at most {@link #MAX_REDIRECTS}, as Java's client would (a 303, or a
  * POST answered 301 or 302, goes on as a GET without its body; https never leads to http); a redirect to another
- * scheme, host or port carries none of the request's headers but the body's Content-Type. Each exchange has its own HTTP/1.1 client, closed at
- * the end; an interruption aborts it.
+ * scheme, host or port carries none of the request's headers but the body's Content-Type. Each exchange has its own
+ * HTTP/1.1 client, closed at the end; an interruption aborts it.
  */
 final class HttpRequestTask implements RunnableTask {
 
