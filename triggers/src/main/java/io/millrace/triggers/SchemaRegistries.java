@@ -166,21 +166,22 @@ final class SchemaRegistries implements AutoCloseable {
             throw new LookupException("Expected schema registry " + registry + " to answer for schema id " + id
                     + ", but its host has no address");
         }
-        var request = HttpRequest.newBuilder(target.direct())
-                .timeout(requestTimeout)
-                .header("Host", target.host())
-                .header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
-        if (registry.authorization() != null) {
-            request.header("Authorization", registry.authorization());
-        }
         HttpResponse<String> response;
-        // no redirects (the default): they would carry the credentials elsewhere, unchecked
+        // no redirects: they would carry the credentials elsewhere, unchecked
         try (HttpClient http = client(target)) {
+            var request = HttpRequest.newBuilder(target.direct())
+                    .timeout(requestTimeout)
+                    .header("Host", target.host())
+                    .header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
+            if (registry.authorization() != null) {
+                request.header("Authorization", registry.authorization());
+            }
             response = http.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
         } catch (IllegalArgumentException e) {
             throw new LookupException("Expected to ask schema registry " + registry + " at " + target.address()
-                    .getHostAddress() + " with its name in the Host header, but this JVM does not let Java's HTTP"
-                    + " client set it (-Djdk.httpclient.allowRestrictedHeaders=host, as the launcher sets): " + e);
+                    .getHostAddress() + ", but the request cannot be made (" + e.getMessage() + "); Java's HTTP client"
+                    + " must be let set the Host header: -Djdk.httpclient.allowRestrictedHeaders=host, as the launcher"
+                    + " sets");
         } catch (IOException e) {
             throw new LookupException("Expected schema registry " + registry + " to answer for schema id " + id
                     + ", but it is unreachable: " + e);
