@@ -1,21 +1,15 @@
 package io.millrace.app;
 
+import static io.millrace.app.BearerCalls.sha256;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.millrace.app.BearerCalls.Answer;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
-import io.millrace.serdes.Json;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -34,7 +28,6 @@ class AccessEndToEndTest {
     private static final String TEAM_A = "team-a-" + UUID.randomUUID();
     private static final String TEAM_B = "team-b-" + UUID.randomUUID();
     private static final String OPS = "ops-" + UUID.randomUUID();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @TempDir
     static Path dir;
@@ -213,34 +206,8 @@ class AccessEndToEndTest {
         throw new AssertionError("Expected " + expected + " within 30 s, but the last answer was " + last);
     }
 
-    private record Answer(int status, String body) {
-        JsonNode json() throws Exception {
-            return Json.MAPPER.readTree(body);
-        }
-    }
-
     private static Answer call(String method, String path, String token, String body, String... headers)
             throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(api + path)).timeout(Duration.ofSeconds(90))
-                .header("Authorization", "Bearer " + token)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body));
-        if (!List.of(headers).contains("Content-Type")) {
-            request.header("Content-Type", path.endsWith("/flows") ? "application/x-yaml" : "application/json");
-        }
-        for (int i = 0; i < headers.length; i += 2) {
-            request.header(headers[i], headers[i + 1]);
-        }
-        HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        return new Answer(response.statusCode(), response.body());
-    }
-
-    private static String sha256(String token) throws RuntimeException {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(token.getBytes(StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return BearerCalls.call(api, method, path, token, body, headers);
     }
 }

@@ -1,22 +1,15 @@
 package io.millrace.app;
 
+import static io.millrace.app.BearerCalls.sha256;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.millrace.app.BearerCalls.Answer;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
-import io.millrace.serdes.Json;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
 class AuthorizationMatrixTest {
     private static final String MINE = "company.a";
     private static final String OTHERS = "company.b";
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     /** Each principal's token; the first four have their role on company.a only, "root" is an admin of "*". */
     private static final Map<String, String> TOKENS = new LinkedHashMap<>();
     private static final Map<String, String> ROLES = Map.of("viewer", "viewer", "runner", "runner",
@@ -155,31 +147,8 @@ class AuthorizationMatrixTest {
                 """.formatted(id, namespace);
     }
 
-    private record Answer(int status, String body) {
-        JsonNode json() throws Exception {
-            return Json.MAPPER.readTree(body);
-        }
-    }
-
-    private static Answer call(String method, String path, String principal, String body, String... headers)
-            throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(api + path)).timeout(Duration.ofSeconds(90))
-                .header("Authorization", "Bearer " + TOKENS.get(principal))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body));
-        if (!method.equals("GET") && !method.equals("DELETE")) {
-            request.header("Content-Type", body == null || body.startsWith("{") ? "application/json"
-                    : "application/x-yaml");
-        }
-        for (int i = 0; i < headers.length; i += 2) {
-            request.header(headers[i], headers[i + 1]);
-        }
-        HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        return new Answer(response.statusCode(), response.body());
-    }
-
-    private static String sha256(String token) throws Exception {
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                .digest(token.getBytes(StandardCharsets.UTF_8)));
+    private static Answer call(String method, String path, String principal, String body,
+            String... headers) throws Exception {
+        return BearerCalls.call(api, method, path, TOKENS.get(principal), body, headers);
     }
 }

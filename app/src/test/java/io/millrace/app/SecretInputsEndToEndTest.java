@@ -1,5 +1,6 @@
 package io.millrace.app;
 
+import static io.millrace.app.SecretsEndToEndTest.awaitLogs;
 import static io.millrace.app.SecretsEndToEndTest.bytes;
 import static io.millrace.app.SecretsEndToEndTest.engineTopics;
 import static io.millrace.app.SecretsEndToEndTest.jsonEscaped;
@@ -19,7 +20,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -145,19 +145,5 @@ class SecretInputsEndToEndTest {
 
     private static String base64(String value) {
         return Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** The execution's log lines once the failure's line is there (logs arrive apart from the execution). */
-    private static String awaitLogs(String url) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        String logs;
-        do {
-            logs = send("GET", url, null).body();
-            if (logs.contains("refused with") && logs.contains("password [")) {
-                return logs;
-            }
-            Thread.sleep(100);
-        } while (System.nanoTime() < deadline);
-        return logs;
     }
 }

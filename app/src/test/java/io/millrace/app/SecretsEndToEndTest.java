@@ -124,7 +124,8 @@ class SecretsEndToEndTest {
     }
 
     /** The execution's log lines once the failure's line is there (logs arrive apart from the execution). */
-    private static String awaitLogs(String url) throws Exception {
+    /** The logs at {@code url} once they hold the flows' log line and its refused task's, or after 30 s. */
+    static String awaitLogs(String url) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         String logs;
         do {
