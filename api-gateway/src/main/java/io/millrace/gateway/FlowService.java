@@ -1,11 +1,14 @@
 package io.millrace.gateway;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.millrace.core.cache.LruCache;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
 import io.millrace.core.flow.FlowValidationException;
 import io.millrace.core.flow.WorkerTask;
 import io.millrace.serdes.FlowMapper;
+import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.FlowRecord;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
@@ -96,6 +99,29 @@ final class FlowService {
         } finally {
             deploying.unlock();
         }
+    }
+
+    /**
+     * Validates flows without deploying them, as Kestra's {@code POST /api/v1/flows/validate}: the YAML may hold several
+     * documents (separated by {@code ---} lines); one entry each, in order: its {@code index}, {@code namespace} and
+     * {@code flow} (its id) when it parses, and {@code constraints}, every problem one a line, or null when it is valid.
+     */
+    ArrayNode validate(String yaml) {
+        ArrayNode results = Json.MAPPER.createArrayNode();
+        int index = 0;
+        for (String document : yaml.split("(?m)^---[ \t]*$")) {
+            if (document.isBlank()) {
+                continue;
+            }
+            ObjectNode entry = results.addObject().put("index", index++);
+            try {
+                Flow flow = parser.parse(document);
+                entry.put("namespace", flow.namespace()).put("flow", flow.id()).putNull("constraints");
+            } catch (FlowValidationException e) {
+                entry.put("constraints", String.join("\n", e.problems()));
+            }
+        }
+        return results;
     }
 
     /**

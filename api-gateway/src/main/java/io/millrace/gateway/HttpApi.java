@@ -43,6 +43,7 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * GET  /health                                   200 {"status":"UP"} | 503
  * POST /api/v1/flows                  (YAML)     200 {namespace,id,revision} | 400
+ * POST /api/v1/flows/validate         (YAML)     200 [{index,namespace,flow,constraints}]   (nothing stored)
  * GET  /api/v1/flows/{namespace}/{id}            200 {namespace,id,revision,source} | 404
  * DELETE /api/v1/flows/{namespace}/{id}          204 | 404   (a revision that deletes it; its triggers stop)
  * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra; ?isOnKillCascade=false)
@@ -172,6 +173,8 @@ final class HttpApi {
             ctx.json(Json.MAPPER.createObjectNode()
                     .put("namespace", deployed.namespace()).put("id", deployed.id()).put("revision", deployed.revision()));
         });
+        // any principal may validate: nothing is stored, and the answer tells only of the YAML it sent
+        app.post("/api/v1/flows/validate", ctx -> ctx.json(flows.validate(ctx.body())));
         app.delete("/api/v1/flows/{namespace}/{id}", ctx -> {
             changes(ctx, "delete", ctx.pathParam("namespace") + "/" + ctx.pathParam("id"));
             caller(ctx).require(Role.EDITOR, ctx.pathParam("namespace"), "to delete a flow");

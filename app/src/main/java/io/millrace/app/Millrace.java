@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 @Command(name = "millrace", mixinStandardHelpOptions = true, version = "Millrace 0.1.0",
         description = "Event-sourced workflow orchestration on Kafka Streams.",
         subcommands = {StandaloneCommand.class, RoleCommand.ExecutorCommand.class, RoleCommand.WorkerCommand.class,
-                RoleCommand.GatewayCommand.class, RoleCommand.TriggersCommand.class})
+                RoleCommand.GatewayCommand.class, RoleCommand.TriggersCommand.class, FlowsCommand.class})
 public final class Millrace implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

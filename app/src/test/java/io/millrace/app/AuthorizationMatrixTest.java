@@ -121,6 +121,10 @@ class AuthorizationMatrixTest {
                     failures.add(principal + " search in " + namespace + ": " + found);
                 }
             }
+            // validation stores nothing and tells only of the YAML sent: every principal may
+            if (call("POST", "/flows/validate", principal, flow(OTHERS, "f")).status() != 200) {
+                failures.add(principal + " validate: refused");
+            }
             Answer audit = call("GET", "/audit", principal, null);
             if (principal.equals("root") != (audit.status() == 200)) {
                 failures.add(principal + " audit: " + audit.status());

@@ -37,7 +37,8 @@ final class BearerCalls {
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body));
         if (!method.equals("GET") && !method.equals("DELETE") && !List.of(headers).contains("Content-Type")) {
-            request.header("Content-Type", path.endsWith("/flows") ? "application/x-yaml" : "application/json");
+            request.header("Content-Type", path.endsWith("/flows") || path.endsWith("/flows/validate")
+                    ? "application/x-yaml" : "application/json");
         }
         for (int i = 0; i < headers.length; i += 2) {
             request.header(headers[i], headers[i + 1]);
