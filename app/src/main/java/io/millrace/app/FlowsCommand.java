@@ -66,9 +66,13 @@ final class FlowsCommand {
             return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         }
 
-        /** Validates every file, printing each; the files that are valid, or null when one is not. */
-        List<String> validateAll(PrintWriter out) throws IOException, InterruptedException {
-            var sources = new ArrayList<String>();
+        /** A flow's file and its source, as read once. */
+        record Source(Path file, String yaml) {
+        }
+
+        /** Validates every file, printing each; their sources when every one is valid, else null. */
+        List<Source> validateAll(PrintWriter out) throws IOException, InterruptedException {
+            var sources = new ArrayList<Source>();
             boolean allValid = true;
             List<Path> files = files();
             if (files.isEmpty()) {
@@ -98,7 +102,7 @@ final class FlowsCommand {
                         entry.path("constraints").asText().lines().forEach(line -> out.println("  " + line));
                     }
                 }
-                sources.add(yaml);
+                sources.add(new Source(file, yaml));
             }
             return allValid ? sources : null;
         }
@@ -128,21 +132,20 @@ final class FlowsCommand {
         @Override
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
-            List<String> sources = validateAll(out);
+            List<Source> sources = validateAll(out);
             if (sources == null) {
                 out.println("Nothing deployed: fix the flows above first");
                 return 1;
             }
             int code = 0;
-            List<Path> files = files();
-            for (int i = 0; i < files.size(); i++) {
-                HttpResponse<String> answer = post("/flows", sources.get(i));
+            for (Source source : sources) {
+                HttpResponse<String> answer = post("/flows", source.yaml());
                 if (answer.statusCode() == 200) {
                     JsonNode deployed = Json.MAPPER.readTree(answer.body());
-                    out.println(files.get(i) + ": deployed " + deployed.path("namespace").asText() + "/"
+                    out.println(source.file() + ": deployed " + deployed.path("namespace").asText() + "/"
                             + deployed.path("id").asText() + " revision " + deployed.path("revision").asInt());
                 } else {
-                    out.println(files.get(i) + ": the API answered " + answer.statusCode() + ": "
+                    out.println(source.file() + ": the API answered " + answer.statusCode() + ": "
                             + message(answer.body()));
                     code = 1;
                 }
