@@ -303,7 +303,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
                 // again: shorter than Kafka's 9 s, but long enough that a process stalled for a few seconds (a loaded
                 // laptop, a shared CI machine) does not fence its own broker.
                 Map.entry("broker.heartbeat.interval.ms", "500"),
-                Map.entry("broker.session.timeout.ms", "6000"));
+                Map.entry("broker.session.timeout.ms", "6000"),
+                // A transaction's first record on a partition waits, on the broker, until the previous transaction's
+                // markers are written, retrying every 20 ms by default: most of an exactly-once hop's latency when
+                // commits follow each other closely (see docs/TUNING.md, "Broker settings for exactly-once").
+                Map.entry("add.partitions.to.txn.retry.backoff.ms", "1"));
     }
 
     private static void format(Path logDir, String clusterId) {

@@ -2,6 +2,7 @@ package io.millrace.broker;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -9,6 +10,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -66,6 +68,22 @@ class EmbeddedKafkaBrokerTest {
 
         // then
         assertThat(consumeAll(broker, topic, "read_committed", 1)).containsExactly("k=committed");
+    }
+
+    @Test
+    void shouldRetryATransactionsFirstRecordsEveryMillisecondWhileThePreviousCommitEnds() throws Exception {
+        // given
+        EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.shared();
+        var node = new ConfigResource(ConfigResource.Type.BROKER, "1");
+
+        // when: the broker's own view of its settings (a misspelt key would not be there)
+        Config config;
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            config = admin.describeConfigs(List.of(node)).all().get().get(node);
+        }
+
+        // then: not Kafka's 20 ms (see docs/TUNING.md, "Broker settings for exactly-once")
+        assertThat(config.get("add.partitions.to.txn.retry.backoff.ms").value()).isEqualTo("1");
     }
 
     @Test
