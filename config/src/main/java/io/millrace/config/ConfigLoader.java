@@ -38,7 +38,7 @@ public final class ConfigLoader {
             Map.entry("stream-threads", "2"),
             Map.entry("poll-ms", "5"),
             Map.entry("commit-interval-ms", "100"),
-            Map.entry("eager-commit-below-per-s", "150"),
+            Map.entry("eager-commit-max-percent", "50"),
             Map.entry("state-dir", ""),
             Map.entry("lease", "PT30S"),
             Map.entry("max-lost-attempts", "5"),
@@ -159,7 +159,7 @@ public final class ConfigLoader {
                 reader.positive("stream-threads"),
                 reader.nonNegativeLong("poll-ms"),
                 reader.nonNegativeLong("commit-interval-ms"),
-                reader.nonNegative("eager-commit-below-per-s"),
+                reader.percent("eager-commit-max-percent"),
                 stateDir(reader),
                 reader.duration("lease"),
                 reader.positive("max-lost-attempts"),
@@ -361,6 +361,10 @@ public final class ConfigLoader {
 
         int nonNegative(String key) {
             return checked(key, Integer::parseInt, value -> value >= 0, "a whole number of 0 or more");
+        }
+
+        int percent(String key) {
+            return checked(key, Integer::parseInt, value -> value >= 0 && value <= 100, "a percentage from 0 to 100");
         }
 
         int port(String key) {

@@ -28,7 +28,7 @@ public record MillraceConfig(
         int streamThreads,
         long pollMs,
         long commitIntervalMs,
-        int eagerCommitBelowPerSecond,
+        int eagerCommitMaxPercent,
         Path stateDir,
         Duration lease,
         int maxLostAttempts,
@@ -65,7 +65,7 @@ public record MillraceConfig(
 
     public MillraceConfig withBootstrapServers(String servers) {
         return new MillraceConfig(servers, topicPrefix, partitions, replicationFactor, processingGuarantee,
-                streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
+                streamThreads, pollMs, commitIntervalMs, eagerCommitMaxPercent, stateDir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
                 triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach,
                 secretsDir, minInsyncReplicas, secrets);
@@ -74,7 +74,7 @@ public record MillraceConfig(
     /** As standalone runs: what tasks may reach as {@link TaskReach#inStandalone}. */
     public MillraceConfig inStandalone() {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
-                streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
+                streamThreads, pollMs, commitIntervalMs, eagerCommitMaxPercent, stateDir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
                 triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits,
                 taskReach.inStandalone(), secretsDir, minInsyncReplicas, secrets);
@@ -82,7 +82,7 @@ public record MillraceConfig(
 
     public MillraceConfig withSecrets(SecretSettings settings) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
-                streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, stateDir, lease, maxLostAttempts,
+                streamThreads, pollMs, commitIntervalMs, eagerCommitMaxPercent, stateDir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
                 triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach,
                 secretsDir, minInsyncReplicas, settings);
@@ -90,7 +90,7 @@ public record MillraceConfig(
 
     public MillraceConfig withStateDir(Path dir) {
         return new MillraceConfig(bootstrapServers, topicPrefix, partitions, replicationFactor, processingGuarantee,
-                streamThreads, pollMs, commitIntervalMs, eagerCommitBelowPerSecond, dir, lease, maxLostAttempts,
+                streamThreads, pollMs, commitIntervalMs, eagerCommitMaxPercent, dir, lease, maxLostAttempts,
                 retention, workerGroup, workerConcurrency, port, managementPort, waitTimeout, triggerExecutorBacklog,
                 triggerExecutorDelay, dataDir, kafka, api, executorLimits, workerLimits, expressionLimits, taskReach,
                 secretsDir, minInsyncReplicas, secrets);

@@ -35,7 +35,7 @@ class ConfigLoaderTest {
         // then
         assertThat(config.commitIntervalMs()).isEqualTo(100);
         assertThat(config.streamThreads()).isEqualTo(2);
-        assertThat(config.eagerCommitBelowPerSecond()).isEqualTo(150);
+        assertThat(config.eagerCommitMaxPercent()).isEqualTo(50);
         assertThat(config.partitions()).isEqualTo(6);
         assertThat(config.lease()).isEqualTo(Duration.ofSeconds(45));
         assertThat(config.pollMs()).isEqualTo(8);
@@ -94,8 +94,8 @@ class ConfigLoaderTest {
                 .hasMessageContaining("Expected partitions to be a positive whole number, but got '0'");
         assertThatThrownBy(() -> ConfigLoader.load(Map.of("MILLRACE_POLL_MS", "soon"), Map.of(), null))
                 .hasMessageContaining("Expected poll-ms to be a whole number of 0 or more, but got 'soon' (from MILLRACE_POLL_MS)");
-        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("eager-commit-below-per-s", "-1"), null))
-                .hasMessageContaining("Expected eager-commit-below-per-s to be a whole number of 0 or more, but got '-1'");
+        assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("eager-commit-max-percent", "101"), null))
+                .hasMessageContaining("Expected eager-commit-max-percent to be a percentage from 0 to 100, but got '101'");
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("lease", "PT0S"), null))
                 .hasMessageContaining("Expected lease to be a positive ISO-8601 duration such as PT30S, but got 'PT0S'");
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("processing-guarantee", "exactly_once"), null))

@@ -5,63 +5,61 @@ import io.millrace.config.MillraceConfig;
 /**
  * Under exactly-once, an execution's terminal snapshot is visible to its readers only once the transaction that wrote
  * it commits, which Kafka Streams does every {@code commit.interval.ms}: on average half an interval after the
- * execution ended. This decides when ending an execution should ask for a commit at once instead. Only while the
- * executor is light and keeping up:
- * <ul>
- * <li>it ends fewer than {@code belowPerSecond} executions a second (counted over the last whole second, and the
- * current one so far). Each commit costs the stream thread a few blocking round trips and the broker a marker per
- * partition; above that rate, commits on top of the interval's lower the throughput the interval protects.</li>
- * <li>the record that ended the execution waited at most {@code maxInputAgeMillis} (the commit interval) between its
- * production and its processing. An executor that has fallen behind ends fewer executions a second than it is
- * offered, so the rate alone would let commits hold it back further; a record that waited longer than an interval
- * says it is behind, and then the interval's commits are the cheaper way to catch up.</li>
- * </ul>
- * One instance counts for every stream task of an executor instance (the processors of all its partitions), so the
- * rate is the instance's; it is thread-safe.
+ * execution ended. This paces the commits an ending execution asks for sooner, as a group commit: a stream thread
+ * commits at once when its last commit ended long enough ago, else as soon as it has, so the ends that come during a
+ * commit and the work after it share the next one, and the batches grow with the load.
+ *
+ * <p>"Long enough" keeps a stream thread's commits (their blocking round trips to the broker) to at most
+ * {@code maxPercent} of its time: after a commit that took {@code d}, the next asked-for one waits until
+ * {@code d × (100 − maxPercent) / maxPercent} has passed since it ended (at 50, as long again as the commit took).
+ * The duration is measured on the thread's own producer ({@link CommitClock}), so the pace follows what a commit
+ * costs on this broker at this load; Kafka Streams asks a task's commit of the thread, whose one transaction holds all
+ * of its tasks.
+ *
+ * <p>No commit is asked for an end decided on a record that waited more than {@code maxInputAgeMillis} (the commit
+ * interval) between its production and its processing: an executor that has fallen behind catches up faster with the
+ * interval's fewer, larger commits.
+ *
+ * <p>One instance serves every stream thread of an executor instance; it holds no state of its own.
  */
 final class EagerCommits {
-    private static final long WINDOW_MILLIS = 1_000;
+    /** {@link #askAt}'s answer when no commit is to be asked for. */
+    static final long NEVER = Long.MAX_VALUE;
 
-    private final int belowPerSecond;
+    private final int maxPercent;
     private final long maxInputAgeMillis;
-    private long windowStart = Long.MIN_VALUE;
-    private int inWindow;
-    private int previousWindow;
 
     /**
-     * @param belowPerSecond the end rate from which commits wait for the interval again; 0 turns eager commits off
+     * @param maxPercent the most of a stream thread's time its commits may take for eager ones to be asked; 0 turns
+     *         eager commits off
      * @param maxInputAgeMillis how long the record that ended an execution may have waited for an eager commit
      */
-    EagerCommits(int belowPerSecond, long maxInputAgeMillis) {
-        this.belowPerSecond = belowPerSecond;
+    EagerCommits(int maxPercent, long maxInputAgeMillis) {
+        if (maxPercent < 0 || maxPercent > 100) {
+            throw new IllegalArgumentException("Expected a percentage from 0 to 100, but got " + maxPercent);
+        }
+        this.maxPercent = maxPercent;
         this.maxInputAgeMillis = maxInputAgeMillis;
     }
 
     /** Off under at-least-once (records are visible when sent); a record may wait at most one commit interval. */
     static EagerCommits of(MillraceConfig config) {
-        return new EagerCommits(config.exactlyOnce() ? config.eagerCommitBelowPerSecond() : 0, config.commitIntervalMs());
+        return new EagerCommits(config.exactlyOnce() ? config.eagerCommitMaxPercent() : 0, config.commitIntervalMs());
     }
 
     /**
-     * Counts an execution that ended at {@code nowMillis}, decided on a record produced at {@code inputMillis};
-     * true when a commit should be asked for at once.
+     * When to ask for a commit for an execution that ended at {@code nowMillis}, decided on a record produced at
+     * {@code inputMillis}, on the thread whose commits {@code clock} times: {@code nowMillis} for at once, a later time
+     * to ask then, or {@link #NEVER}.
      */
-    synchronized boolean ended(long nowMillis, long inputMillis) {
-        if (belowPerSecond == 0) {
-            return false;
+    long askAt(long nowMillis, long inputMillis, CommitClock clock) {
+        if (maxPercent == 0 || nowMillis - inputMillis > maxInputAgeMillis) {
+            return NEVER;
         }
-        long elapsed = nowMillis - windowStart;
-        if (windowStart == Long.MIN_VALUE || elapsed >= 2 * WINDOW_MILLIS || elapsed < 0) {
-            previousWindow = 0; // a quiet second went by, or the clock went back
-            windowStart = nowMillis;
-            inWindow = 0;
-        } else if (elapsed >= WINDOW_MILLIS) {
-            previousWindow = inWindow;
-            windowStart += WINDOW_MILLIS;
-            inWindow = 0;
+        if (clock.endedMillis() == CommitClock.NONE) {
+            return nowMillis;
         }
-        inWindow++;
-        return previousWindow < belowPerSecond && inWindow <= belowPerSecond
-                && nowMillis - inputMillis <= maxInputAgeMillis;
+        long pause = Math.ceilDiv(clock.durationMillis() * (100 - maxPercent), maxPercent);
+        return Math.max(nowMillis, clock.endedMillis() + pause);
     }
 }

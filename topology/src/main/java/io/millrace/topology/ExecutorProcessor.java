@@ -54,7 +54,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
     private StoreBackedState.Stores stores;
     private final FlowLookup flows;
     private Effects effects;
-    private CommitOnEnd commits;
+    private AwaitedCommits commits;
     private CountedDeadLetters deadLetters;
     private Wakeup wakeup;
     private DueTimers dueTimers;
@@ -97,6 +97,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         // back at the last commit (the timers fired since then are back and must fire again).
         if (wakeup != null) {
             wakeup.cancel();
+            commits.cancel();
         } else {
             // a fresh start (after a stop or a crash): results that came while the executor was down are still to be
             // read; a lease that ran out meanwhile is judged only once they had a chance to end its attempt
@@ -106,7 +107,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
         this.deadLetters = new CountedDeadLetters(context, settings.limits(), metrics);
         this.dueTimers = new DueTimers(timers, wakeup, leaseGraceUntil, metrics, deadLetters, handler);
         this.effects = new Effects(context, timers, settings.lease(), settings.limits(), dueTimers::stored);
-        this.commits = new CommitOnEnd(context, eagerCommits, metrics);
+        this.commits = new AwaitedCommits(context, eagerCommits, metrics);
         this.deferredCreates = new DeferredCreates(deferred, settings.flowWait(), wakeup, deadLetters, handler);
         if (paceCounts == null) {
             paceCounts = paceGauges.open();
@@ -181,7 +182,7 @@ final class ExecutorProcessor implements Processor<String, SpecificRecord, Strin
             Effects.Outbox outbox = effects.prepare(command.executionId(), decision, state, flow, now);
             state.flush();
             outbox.send();
-            commits.ifEnded(decision, now);
+            commits.ifAwaited(decision, now);
             decision.rejection().ifPresent(r -> rejected(command, r, original));
             if (decision.rejection().filter(r -> Reemission.replayed(command, r)).isPresent()) {
                 reemission.duplicate(command, state, now);

@@ -149,6 +149,7 @@ public final class ExecutorTopology {
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, config.processingGuarantee());
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streamThreads());
         props.put(StreamsConfig.POLL_MS_CONFIG, config.pollMs());
+        props.put(StreamsConfig.DEFAULT_CLIENT_SUPPLIER_CONFIG, CommitTimingClients.class); // paces eager commits
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, config.commitIntervalMs());
         props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().resolve("executor").toString());
         props.putAll(TopicAdmin.internalTopics(config));

@@ -20,10 +20,10 @@ final class HandlingFailures {
     private final Decider decider;
     private final StoreBackedState.Stores stores;
     private final Effects effects;
-    private final CommitOnEnd commits;
+    private final AwaitedCommits commits;
     private final CountedDeadLetters deadLetters;
 
-    HandlingFailures(Decider decider, StoreBackedState.Stores stores, Effects effects, CommitOnEnd commits,
+    HandlingFailures(Decider decider, StoreBackedState.Stores stores, Effects effects, AwaitedCommits commits,
             CountedDeadLetters deadLetters) {
         this.decider = decider;
         this.stores = stores;
@@ -73,7 +73,7 @@ final class HandlingFailures {
             Effects.Outbox outbox = effects.prepare(executionId, decision, state, null, now, Effects.Sending.FAILURE);
             state.flush();
             outbox.send();
-            commits.ifEnded(decision, now);
+            commits.ifAwaited(decision, now);
         } catch (RuntimeException | Error e) {
             rethrowIfFatal(e);
             LOG.error("Unable to fail execution {} after an internal error", executionId, e);

@@ -38,6 +38,7 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -56,6 +57,11 @@ class ExecutorProcessorTest {
     private final StartedOffsets started = StartedOffsets.kept("millrace.commands");
     private final ExecutorProcessor processor = processor(new EagerCommits(0, 20));
     private KeyValueStore<String, FlowRecord> flows;
+
+    @AfterEach
+    void forgetThisThreadsCommits() {
+        CommitClock.forgetThisThread();
+    }
 
     @BeforeEach
     void createStores() {
@@ -222,6 +228,50 @@ class ExecutorProcessorTest {
         // then
         assertThat(context.committed()).isTrue();
         assertThat(registry.counter("millrace.executor.eager.commits").count()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldAskForTheCommitOfAnEndThatCameRightAfterACommitOnceThePaceAllows() throws Exception {
+        // given: this thread's last commit took 4 ms and ended 1 ms ago; commits may take half its time
+        postFlow();
+        ExecutorProcessor eager = processor(new EagerCommits(50, 20));
+        eager.init(context);
+        CommitClock clock = CommitClock.ofThisThread();
+        clock.committing(0);
+        clock.committed(4_000_000, NOW.toEpochMilli() - 1);
+
+        // when
+        eager.process(create("e1", Map.of()));
+
+        // then: asked 4 ms after that commit ended, by a punctuation that asks once
+        assertThat(context.committed()).isFalse();
+        var ask = context.scheduledPunctuators().getLast();
+        assertThat(ask.getStartTime()).isEqualTo(NOW.plusMillis(3));
+        ask.getPunctuator().punctuate(NOW.plusMillis(3).toEpochMilli());
+        assertThat(context.committed()).isTrue();
+        assertThat(ask.cancelled()).isTrue();
+        assertThat(registry.counter("millrace.executor.eager.commits").count()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldNotAskAgainForAnEndThatACommitTookMeanwhile() throws Exception {
+        // given: an end waits for the pace
+        postFlow();
+        ExecutorProcessor eager = processor(new EagerCommits(50, 20));
+        eager.init(context);
+        CommitClock clock = CommitClock.ofThisThread();
+        clock.committing(0);
+        clock.committed(4_000_000, NOW.toEpochMilli() - 1);
+        eager.process(create("e1", Map.of()));
+
+        // when: the interval's commit ends before the asked time
+        clock.committing(10_000_000);
+        clock.committed(12_000_000, NOW.toEpochMilli() + 2);
+        context.scheduledPunctuators().getLast().getPunctuator().punctuate(NOW.plusMillis(3).toEpochMilli());
+
+        // then
+        assertThat(context.committed()).isFalse();
+        assertThat(registry.counter("millrace.executor.eager.commits").count()).isZero();
     }
 
     @Test

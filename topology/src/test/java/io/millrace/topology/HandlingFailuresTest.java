@@ -71,7 +71,7 @@ class HandlingFailuresTest {
         flows.put(FlowMapper.key("ns", "f", 1), FlowMapper.toRecord(flow, NOW));
         var metrics = new ExecutorMetrics(registry, "millrace.");
         failures = new HandlingFailures(decider, stores, new Effects(context, timers, LEASE, LIMITS, millis -> { }),
-                new CommitOnEnd(context, new EagerCommits(0, 20), metrics), new CountedDeadLetters(context, LIMITS, metrics));
+                new AwaitedCommits(context, new EagerCommits(0, 20), metrics), new CountedDeadLetters(context, LIMITS, metrics));
     }
 
     @Test

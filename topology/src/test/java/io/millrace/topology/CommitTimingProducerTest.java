@@ -1,0 +1,57 @@
+package io.millrace.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.config.ConfigLoader;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class CommitTimingProducerTest {
+    @AfterEach
+    void forgetThisThreadsCommits() {
+        CommitClock.forgetThisThread();
+    }
+
+    @Test
+    void shouldTimeEachCommitOnTheCommittingThreadsClock() {
+        // given
+        var kafka = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        var producer = new CommitTimingProducer(kafka);
+        producer.initTransactions();
+        producer.beginTransaction();
+        long before = System.currentTimeMillis();
+
+        // when
+        producer.sendOffsetsToTransaction(Map.of(new TopicPartition("commands", 0), new OffsetAndMetadata(1)),
+                new ConsumerGroupMetadata("executor"));
+        producer.commitTransaction();
+
+        // then
+        assertThat(kafka.transactionCommitted()).isTrue();
+        assertThat(CommitClock.ofThisThread().endedMillis()).isBetween(before, System.currentTimeMillis());
+        assertThat(CommitClock.ofThisThread().durationMillis()).isBetween(0L, 1_000L);
+    }
+
+    @Test
+    void shouldGiveTheExecutorsStreamThreadsProducersThatTimeTheirCommits() {
+        // given
+        var properties = ExecutorTopology.properties(ConfigLoader.load(Map.of(), Map.of(), null));
+
+        // when
+        var clients = new StreamsConfig(properties).getKafkaClientSupplier();
+
+        // then
+        assertThat(clients).isInstanceOf(CommitTimingClients.class);
+        try (var producer = clients.getProducer(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9"))) {
+            assertThat(producer).isInstanceOf(CommitTimingProducer.class);
+        }
+    }
+}
