@@ -232,16 +232,8 @@ class ExecutorProcessorTest {
 
     @Test
     void shouldAskForTheCommitOfAnEndThatCameRightAfterACommitOnceThePaceAllows() throws Exception {
-        // given: this thread's last commit took 4 ms and ended 1 ms ago; commits may take half its time
-        postFlow();
-        ExecutorProcessor eager = processor(new EagerCommits(50, 20));
-        eager.init(context);
-        CommitClock clock = CommitClock.ofThisThread();
-        clock.committing(0);
-        clock.committed(4_000_000, NOW.toEpochMilli() - 1);
-
         // when
-        eager.process(create("e1", Map.of()));
+        endRightAfterACommit();
 
         // then: asked 4 ms after that commit ended, by a punctuation that asks once
         assertThat(context.committed()).isFalse();
@@ -256,13 +248,7 @@ class ExecutorProcessorTest {
     @Test
     void shouldNotAskAgainForAnEndThatACommitTookMeanwhile() throws Exception {
         // given: an end waits for the pace
-        postFlow();
-        ExecutorProcessor eager = processor(new EagerCommits(50, 20));
-        eager.init(context);
-        CommitClock clock = CommitClock.ofThisThread();
-        clock.committing(0);
-        clock.committed(4_000_000, NOW.toEpochMilli() - 1);
-        eager.process(create("e1", Map.of()));
+        CommitClock clock = endRightAfterACommit();
 
         // when: the interval's commit ends before the asked time
         clock.committing(10_000_000);
@@ -341,6 +327,21 @@ class ExecutorProcessorTest {
         // command of theirs comes)
         assertThat(dispatchedExecutions()).containsExactly("e3", "e4");
         assertThat(registry.get(PaceGauges.WAITING).gauge().value()).isZero();
+    }
+
+    /**
+     * An execution that ends on a thread whose last commit took 4 ms and ended 1 ms ago, commits allowed half its
+     * time; that thread's clock.
+     */
+    private CommitClock endRightAfterACommit() throws Exception {
+        postFlow();
+        ExecutorProcessor eager = processor(new EagerCommits(50, 20));
+        eager.init(context);
+        CommitClock clock = CommitClock.ofThisThread();
+        clock.committing(0);
+        clock.committed(4_000_000, NOW.toEpochMilli() - 1);
+        eager.process(create("e1", Map.of())); // the required input is missing: the execution ends FAILED at once
+        return clock;
     }
 
     private ExecutorProcessor processor(EagerCommits eagerCommits) {
