@@ -5,6 +5,7 @@ import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.StateValue;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +64,8 @@ final class CompletionWatcher implements AutoCloseable {
                     ExecutionRecord execution = Topics.SNAPSHOT_SERDE.decode(r.value()).getExecution();
                     StateValue state = execution.getState();
                     if (TERMINAL.contains(state)) {
-                        tracker.ended(r.key(), now, startedNanos(execution, now), state == StateValue.SUCCESS);
+                        tracker.ended(r.key(), now, startedNanos(execution, now), endedNanos(execution, now),
+                                state == StateValue.SUCCESS);
                     }
                 }
                 long now = System.nanoTime();
@@ -84,10 +86,18 @@ final class CompletionWatcher implements AutoCloseable {
      * executor's wall clock is this machine's, or one kept in step with it.
      */
     static long startedNanos(ExecutionRecord execution, long nowNanos) {
-        if (execution.getHistories().isEmpty()) {
-            return Tracker.UNKNOWN;
-        }
-        long agoMillis = System.currentTimeMillis() - execution.getHistories().getFirst().getDate().toEpochMilli();
+        return execution.getHistories().isEmpty() ? Tracker.UNKNOWN
+                : onNanoScale(execution.getHistories().getFirst().getDate(), nowNanos);
+    }
+
+    /** When the executor decided {@code execution}'s end (its last state), on this JVM's {@code nanoTime} scale. */
+    static long endedNanos(ExecutionRecord execution, long nowNanos) {
+        return execution.getHistories().isEmpty() ? Tracker.UNKNOWN
+                : onNanoScale(execution.getHistories().getLast().getDate(), nowNanos);
+    }
+
+    private static long onNanoScale(Instant at, long nowNanos) {
+        long agoMillis = System.currentTimeMillis() - at.toEpochMilli();
         return nowNanos - agoMillis * 1_000_000L;
     }
 

@@ -15,6 +15,10 @@ public final class LatencyWindow {
     private final Histogram answers = new Histogram(MAX_MICROS, 3);
     /** Successful executions whose start time is known: from the due time to the executor's start (CREATED). */
     private final Histogram starts = new Histogram(MAX_MICROS, 3);
+    /** Successful executions whose times are known: from the executor's start to its decision that ended them. */
+    private final Histogram runs = new Histogram(MAX_MICROS, 3);
+    /** Successful executions whose end time is known: from the executor's end decision to the terminal snapshot read. */
+    private final Histogram seen = new Histogram(MAX_MICROS, 3);
     private long failures;
     private long expected;
     private long refused;
@@ -32,7 +36,30 @@ public final class LatencyWindow {
 
     /** The time to the executor's start at a percentile (0..100) in milliseconds; NaN when none is known. */
     public synchronized double startPercentileMs(double percentile) {
-        return starts.getTotalCount() == 0 ? Double.NaN : starts.getValueAtPercentile(percentile) / 1_000.0;
+        return percentileMs(starts, percentile);
+    }
+
+    /**
+     * An execution of this window that ended in SUCCESS: the executor decided its end {@code runNanos} after it started
+     * it, and its terminal snapshot was read {@code seenNanos} after that decision.
+     */
+    public synchronized void recordEnd(long runNanos, long seenNanos) {
+        runs.recordValue(Math.min(MAX_MICROS, Math.max(0, runNanos / 1_000)));
+        seen.recordValue(Math.min(MAX_MICROS, Math.max(0, seenNanos / 1_000)));
+    }
+
+    /** From the executor's start to its end decision, at a percentile, in milliseconds; NaN when none is known. */
+    public synchronized double runPercentileMs(double percentile) {
+        return percentileMs(runs, percentile);
+    }
+
+    /** From the end decision to the snapshot read (commit and delivery), at a percentile, in ms; NaN when unknown. */
+    public synchronized double seenPercentileMs(double percentile) {
+        return percentileMs(seen, percentile);
+    }
+
+    private static double percentileMs(Histogram h, double percentile) {
+        return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(percentile) / 1_000.0;
     }
 
     /** An execution of this window ended in a state other than SUCCESS. */

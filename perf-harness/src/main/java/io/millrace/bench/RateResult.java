@@ -26,17 +26,34 @@ package io.millrace.bench;
  *                        a refusal or an error), in milliseconds; NaN for starts through Kafka
  * @param startP99Ms      successful executions: the 99th percentile of the time from the due start to the executor's start
  *                        of the execution (its CREATED time), in milliseconds: the part of the latency spent before it ran
+ * @param breakdown       successful executions: where the median execution's time went
  */
 public record RateResult(String workload, String guarantee, String settings, double offeredPerS, double achievedPerS,
         double p50Ms, double p90Ms, double p99Ms, double p999Ms, double maxMs, long failures, double floorP50Ms,
         double floorEosP50Ms, int hops, int taskRuns, CpuUse engineCpu, double engineHeapMb, double storeMb, long refused,
-        long unanswered, double answerP99Ms, double startP99Ms) {
+        long unanswered, double answerP99Ms, double startP99Ms, Breakdown breakdown) {
+
+    /**
+     * Medians, in milliseconds, of the three parts of a successful execution's latency, each measured on its own (so
+     * they need not add up to the median latency): {@code queuedMs} from the due start to the executor's start (CREATED),
+     * {@code runMs} from there to the executor's decision that ended it (its steps, tasks and their hops),
+     * {@code seenMs} from that decision to a committed reader's read of the terminal snapshot (under exactly-once the
+     * wait for the commit, then the delivery). NaN when not known.
+     */
+    public record Breakdown(double queuedMs, double runMs, double seenMs) {
+        public static final Breakdown UNKNOWN = new Breakdown(Double.NaN, Double.NaN, Double.NaN);
+
+        /** The medians of {@code window}. */
+        static Breakdown of(LatencyWindow window) {
+            return new Breakdown(window.startPercentileMs(50), window.runPercentileMs(50), window.seenPercentileMs(50));
+        }
+    }
 
     /** This result under other settings' name. */
     public RateResult withSettings(String otherSettings) {
         return new RateResult(workload, guarantee, otherSettings, offeredPerS, achievedPerS, p50Ms, p90Ms, p99Ms, p999Ms,
                 maxMs, failures, floorP50Ms, floorEosP50Ms, hops, taskRuns, engineCpu, engineHeapMb, storeMb, refused,
-                unanswered, answerP99Ms, startP99Ms);
+                unanswered, answerP99Ms, startP99Ms, breakdown);
     }
 
     /**

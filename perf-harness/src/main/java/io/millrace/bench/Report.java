@@ -34,6 +34,8 @@ public final class Report {
     private static final List<String> CPU_HEADER = Stream.concat(
             Stream.of("workload", "guarantee", "settings", "offered/s", "total"),
             Stream.of(EnginePart.values()).map(EnginePart::label)).toList();
+    private static final List<String> BREAKDOWN_HEADER = List.of("workload", "guarantee", "settings", "offered/s",
+            "p50 ms", "queued p50 ms", "run p50 ms", "end to read p50 ms");
     /** In both tables the leading Markdown columns are text and aligned left; the rest are numbers, aligned right. */
     private static final int MARKDOWN_TEXT_COLUMNS = 3;
 
@@ -42,7 +44,8 @@ public final class Report {
             + "max_ms,failures,floor_p50_ms,floor_eos_p50_ms,hops,task_runs,task_runs_per_s,flow_floor_ms,engine_cpu_pct,"
             + Stream.of(EnginePart.values()).map(part -> "cpu_" + part.name().toLowerCase(Locale.ROOT) + "_pct,")
                     .collect(Collectors.joining())
-            + "engine_heap_mb,store_mb,refused,unanswered,answer_p99_ms,start_p99_ms,settings";
+            + "engine_heap_mb,store_mb,refused,unanswered,answer_p99_ms,start_p99_ms,queued_p50_ms,run_p50_ms,"
+            + "end_to_read_p50_ms,settings";
 
     private Report() {
     }
@@ -60,14 +63,21 @@ public final class Report {
      * the engine's CPU per part is known, a second table of it.
      */
     public static String markdown(List<RateResult> rows) {
-        String latency = markdownTable(MARKDOWN_HEADER, rows.stream().map(Report::markdownCells).toList());
-        List<RateResult> withParts = rows.stream().filter(row -> !row.engineCpu().byPartPct().isEmpty()).toList();
-        if (withParts.isEmpty()) {
-            return latency;
+        var out = new StringBuilder(markdownTable(MARKDOWN_HEADER, rows.stream().map(Report::markdownCells).toList()));
+        List<RateResult> broken = rows.stream().filter(row -> !Double.isNaN(row.breakdown().runMs())).toList();
+        if (!broken.isEmpty()) {
+            out.append("\nWhere the time went, medians of each part on its own (queued: from the due start to the executor's"
+                    + " start; run: to its decision that ended the execution; end to read: to a committed reader's read of"
+                    + " the terminal snapshot, the commit's wait included)\n\n")
+                    .append(markdownTable(BREAKDOWN_HEADER, broken.stream().map(Report::breakdownCells).toList()));
         }
-        return latency + "\nEngine CPU per part, % of one core (" + EnginePart.JVM.label()
-                + ": what the processes used outside their Java threads)\n\n"
-                + markdownTable(CPU_HEADER, withParts.stream().map(Report::cpuCells).toList());
+        List<RateResult> withParts = rows.stream().filter(row -> !row.engineCpu().byPartPct().isEmpty()).toList();
+        if (!withParts.isEmpty()) {
+            out.append("\nEngine CPU per part, % of one core (").append(EnginePart.JVM.label())
+                    .append(": what the processes used outside their Java threads)\n\n")
+                    .append(markdownTable(CPU_HEADER, withParts.stream().map(Report::cpuCells).toList()));
+        }
+        return out.toString();
     }
 
     private static String markdownTable(List<String> header, List<List<String>> rows) {
@@ -104,6 +114,12 @@ public final class Report {
                 millis(r.answerP99Ms()), millis(r.startP99Ms()), millis(r.floorP50Ms()), millis(r.floorEosP50Ms()),
                 millis(r.flowFloorMs()),
                 decimal(r.engineCpuPct(), 1), decimal(r.engineHeapMb(), 1), decimal(r.storeMb(), 1));
+    }
+
+    private static List<String> breakdownCells(RateResult r) {
+        return List.of(markdownText(r.workload()), markdownText(r.guarantee()), markdownText(r.settings()),
+                decimal(r.offeredPerS(), 1), millis(r.p50Ms()), millis(r.breakdown().queuedMs()),
+                millis(r.breakdown().runMs()), millis(r.breakdown().seenMs()));
     }
 
     private static List<String> cpuCells(RateResult r) {
@@ -167,6 +183,7 @@ public final class Report {
                         .collect(Collectors.joining(",")),
                 csvNumber(r.engineHeapMb()), csvNumber(r.storeMb()), Long.toString(r.refused()),
                 Long.toString(r.unanswered()), csvNumber(r.answerP99Ms()), csvNumber(r.startP99Ms()),
+                csvNumber(r.breakdown().queuedMs()), csvNumber(r.breakdown().runMs()), csvNumber(r.breakdown().seenMs()),
                 csvText(r.settings()));
     }
 

@@ -87,6 +87,7 @@ final class Sweep {
             double p999 = window.percentileMs(99.9);
             double max = window.maxMs();
             double startP99 = window.startPercentileMs(99);
+            var breakdown = RateResult.Breakdown.of(window);
             long failures = window.failuresAndMissing();
             long refused = window.refused();
             long unanswered = window.unanswered();
@@ -97,14 +98,15 @@ final class Sweep {
             var result = new RateResult(plan.workload().name(), plan.guarantee(), plan.settings(), rate, achieved,
                     p50, p90, p99, p999, max, failures, floor.plain().percentileMs(50), floorEos, plan.workload().hops(),
                     plan.workload().taskRuns(), cpu, heapMb, storeMb, refused, unanswered, window.answerPercentileMs(99),
-                    startP99);
+                    startP99, breakdown);
             results.add(result);
             progress.accept(String.format(Locale.ROOT,
                     "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms"
-                    + " (to start: p99 %.1f ms) failures %d%s"
+                    + " (to start: p99 %.1f ms; p50 queued %.1f, run %.1f, end to read %.1f ms) failures %d%s"
                     + " (floor p50 %.2f ms%s, %d hops: %.1f ms)",
                     result.workload(), result.guarantee(), result.settings(), rate(rate), achieved, result.taskRunsPerS(),
-                    result.p50Ms(), result.p99Ms(), result.startP99Ms(), result.failures(), startsNote(result),
+                    result.p50Ms(), result.p99Ms(), result.startP99Ms(), breakdown.queuedMs(), breakdown.runMs(),
+                    breakdown.seenMs(), result.failures(), startsNote(result),
                     result.floorP50Ms(),
                     plan.exactlyOnce() ? String.format(Locale.ROOT, ", plain and exactly-once hop %.2f ms", floorEos) : "",
                     result.hops(), result.flowFloorMs()));

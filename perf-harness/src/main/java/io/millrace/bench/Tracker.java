@@ -13,8 +13,11 @@ final class Tracker {
     private record Pending(long dueNanos, LatencyWindow window) {
     }
 
-    /** {@code startedNanos}: when the executor started the execution; {@link #UNKNOWN} when not known. */
-    private record Ended(long atNanos, long startedNanos, boolean success) {
+    /**
+     * {@code startedNanos}, {@code endedNanos}: when the executor started the execution and decided its end;
+     * {@link #UNKNOWN} when not known.
+     */
+    private record Ended(long atNanos, long startedNanos, long endedNanos, boolean success) {
     }
 
     /** A start time that is not known. */
@@ -75,8 +78,16 @@ final class Tracker {
      * {@code startedNanos} ({@link #UNKNOWN} when not known).
      */
     void ended(String executionId, long atNanos, long startedNanos, boolean success) {
+        ended(executionId, atNanos, startedNanos, UNKNOWN, success);
+    }
+
+    /**
+     * A terminal snapshot of {@code executionId} was observed at {@code atNanos}; the executor started it at
+     * {@code startedNanos} and decided its end at {@code endedNanos} (each {@link #UNKNOWN} when not known).
+     */
+    void ended(String executionId, long atNanos, long startedNanos, long endedNanos, boolean success) {
         Pending p = pending.remove(executionId);
-        Ended ended = new Ended(atNanos, startedNanos, success);
+        Ended ended = new Ended(atNanos, startedNanos, endedNanos, success);
         if (p != null) {
             finish(p, ended);
             return;
@@ -104,6 +115,9 @@ final class Tracker {
             p.window().recordSuccess(e.atNanos() - p.dueNanos());
             if (e.startedNanos() != UNKNOWN) {
                 p.window().recordStart(e.startedNanos() - p.dueNanos());
+                if (e.endedNanos() != UNKNOWN) {
+                    p.window().recordEnd(e.endedNanos() - e.startedNanos(), e.atNanos() - e.endedNanos());
+                }
             }
         } else {
             p.window().recordFailure();

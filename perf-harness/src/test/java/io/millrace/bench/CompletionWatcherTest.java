@@ -3,6 +3,7 @@ package io.millrace.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.State;
 import io.millrace.serdes.ExecutionMapper;
 import java.time.Instant;
 import java.util.List;
@@ -27,6 +28,24 @@ class CompletionWatcherTest {
     }
 
     @Test
+    void shouldPlaceTheExecutorsEndDecisionOnThisJvmsClock() {
+        // given: started 5 s ago, ended 2 s ago by the wall clock
+        Instant now = Instant.now();
+        var execution = ExecutionMapper.toRecord(Execution.created("e1", "company.team", "f", 1, Map.of(), Map.of(), null,
+                now.minusSeconds(5)).transition(State.RUNNING, now.minusSeconds(4)).transition(State.SUCCESS,
+                now.minusSeconds(2)));
+        long nowNanos = 1_000_000_000_000L;
+
+        // when
+        long endedNanos = CompletionWatcher.endedNanos(execution, nowNanos);
+
+        // then
+        assertThat(nowNanos - endedNanos).isBetween(2_000_000_000L, 3_000_000_000L);
+        assertThat(nowNanos - CompletionWatcher.startedNanos(execution, nowNanos))
+                .isBetween(5_000_000_000L, 6_000_000_000L);
+    }
+
+    @Test
     void shouldKnowNoStartWithoutAHistory() {
         // given
         var execution = ExecutionMapper.toRecord(Execution.created("e1", "company.team", "f", 1, Map.of(), Map.of(), null,
@@ -35,5 +54,6 @@ class CompletionWatcherTest {
 
         // then
         assertThat(CompletionWatcher.startedNanos(execution, 0)).isEqualTo(Tracker.UNKNOWN);
+        assertThat(CompletionWatcher.endedNanos(execution, 0)).isEqualTo(Tracker.UNKNOWN);
     }
 }

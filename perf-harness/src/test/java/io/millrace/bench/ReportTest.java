@@ -23,13 +23,15 @@ class ReportTest {
 
     static RateResult row(String workload, String guarantee, String settings, double offered, double p50) {
         return new RateResult(workload, guarantee, settings, offered, offered * 0.99, p50, p50 * 2, p50 * 4, p50 * 8,
-                p50 * 10, 0, 1.5, Double.NaN, 4, 2, new CpuUse(120.0, Map.of()), 256.0, 10.0, 0, 0, Double.NaN, Double.NaN);
+                p50 * 10, 0, 1.5, Double.NaN, 4, 2, new CpuUse(120.0, Map.of()), 256.0, 10.0, 0, 0, Double.NaN, Double.NaN,
+                RateResult.Breakdown.UNKNOWN);
     }
 
     private static RateResult measured() {
         return new RateResult("W1", "exactly_once_v2", "threads=4 linger.ms=5", 1000, 998.5, 12.345, 20, 45.6789,
                 80.1, 150, 3, 1.25, 9.0, 6, 2, new CpuUse(150.5, Map.of(EnginePart.EXECUTOR, 40.25, EnginePart.BROKER, 60.0,
-                        EnginePart.JVM, 30.125)), 512, Double.NaN, 7, 1, 35.5, 20.25);
+                        EnginePart.JVM, 30.125)), 512, Double.NaN, 7, 1, 35.5, 20.25,
+                new RateResult.Breakdown(1.5, 7.25, 3.125));
     }
 
     @Nested
@@ -47,14 +49,16 @@ class ReportTest {
             assertThat(header).isEqualTo("workload,guarantee,offered_per_s,achieved_per_s,p50_ms,p90_ms,p99_ms,"
                     + "p999_ms,max_ms,failures,floor_p50_ms,floor_eos_p50_ms,hops,task_runs,task_runs_per_s,flow_floor_ms,engine_cpu_pct,cpu_executor_pct,"
                     + "cpu_gateway_pct,cpu_workers_pct,cpu_clients_pct,cpu_broker_pct,cpu_other_pct,cpu_jvm_pct,"
-                    + "engine_heap_mb,store_mb,refused,unanswered,answer_p99_ms,start_p99_ms,settings");
+                    + "engine_heap_mb,store_mb,refused,unanswered,answer_p99_ms,start_p99_ms,queued_p50_ms,run_p50_ms,"
+                    + "end_to_read_p50_ms,settings");
         }
 
         @Test
         void shouldWriteOneLinePerResultWithPlainDecimalsAndEmptyNaN() {
             // given
             var tiny = new RateResult("W2", "at_least_once", "", 0.5, 0.5, 0.000123, 1e-4, 1e7, 1e7, 1e7, 0, 0.2, Double.NaN, 2, 2,
-                    CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN);
+                    CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN,
+                    RateResult.Breakdown.UNKNOWN);
 
             // when
             List<String> lines = Report.csv(List.of(measured(), tiny)).lines().toList();
@@ -63,9 +67,9 @@ class ReportTest {
             assertThat(lines).hasSize(3);
             assertThat(lines.get(1)).isEqualTo("W1,exactly_once_v2,1000.000,998.500,12.345,20.000,45.679,80.100,"
                     + "150.000,3,1.250,9.000,6,2,1997.000,14.000,150.500,40.250,0.000,0.000,0.000,60.000,0.000,30.125,512.000,,7,1,35.500,20.250,"
-                    + "threads=4 linger.ms=5");
+                    + "1.500,7.250,3.125,threads=4 linger.ms=5");
             assertThat(lines.get(2)).isEqualTo("W2,at_least_once,0.500,0.500,0.000,0.000,10000000.000,10000000.000,"
-                    + "10000000.000,0,0.200,,2,2,1.000,0.400,,,,,,,,,,,0,0,,,");
+                    + "10000000.000,0,0.200,,2,2,1.000,0.400,,,,,,,,,,,0,0,,,,,,");
         }
 
         @Test
@@ -128,13 +132,32 @@ class ReportTest {
             List<String> lines = Report.markdown(rows).lines().toList();
 
             // then
-            List<String> cpu = lines.subList(lines.indexOf("") + 3, lines.size());
-            assertThat(lines.get(lines.indexOf("") + 1)).startsWith("Engine CPU per part, % of one core");
+            int title = lines.indexOf(lines.stream().filter(line -> line.startsWith("Engine CPU")).findFirst().orElseThrow());
+            List<String> cpu = lines.subList(title + 2, lines.size());
+            assertThat(lines.get(title)).startsWith("Engine CPU per part, % of one core");
             assertThat(cpu).hasSize(3);
             assertThat(cells(cpu.get(0))).containsExactly("workload", "guarantee", "settings", "offered/s", "total",
                     "executor", "gateway", "workers", "clients", "broker", "other", "JIT, GC, VM");
             assertThat(cells(cpu.get(2))).containsExactly("W1", "exactly_once_v2", "threads=4 linger.ms=5", "1000.0",
                     "150.5", "40.3", "0.0", "0.0", "0.0", "60.0", "0.0", "30.1");
+        }
+
+        @Test
+        void shouldAddATableOfWhereTheTimeWentForTheResultsThatKnowIt() {
+            // given: the second row's breakdown is unknown
+            List<RateResult> rows = List.of(measured(), row("W2", "at_least_once", "", 200, 3));
+
+            // when
+            List<String> lines = Report.markdown(rows).lines().toList();
+
+            // then: after the latency table, its title, a blank line, then a header, a separator and one row
+            int title = lines.indexOf("") + 1;
+            assertThat(lines.get(title)).startsWith("Where the time went");
+            assertThat(cells(lines.get(title + 2))).containsExactly("workload", "guarantee", "settings", "offered/s",
+                    "p50 ms", "queued p50 ms", "run p50 ms", "end to read p50 ms");
+            assertThat(cells(lines.get(title + 4))).containsExactly("W1", "exactly_once_v2", "threads=4 linger.ms=5",
+                    "1000.0", "12.3", "1.50", "7.25", "3.13");
+            assertThat(lines.get(title + 5)).isEmpty();
         }
 
         @Test
@@ -153,7 +176,8 @@ class ReportTest {
         void shouldShowTheTaskRunsOfTheAchievedExecutions() {
             // given: W5's 101 task runs an execution
             var loop = new RateResult("W5", "exactly_once_v2", "", 10, 9.5, 800, 900, 1000, 1100, 1200, 0, 1.5,
-                    Double.NaN, 4, 101, CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN);
+                    Double.NaN, 4, 101, CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN,
+                    RateResult.Breakdown.UNKNOWN);
 
             // when
             List<String> lines = Report.markdown(List.of(loop)).lines().toList();
@@ -168,7 +192,8 @@ class ReportTest {
         void shouldShowUnknownValuesAsDash() {
             // given
             var unknown = new RateResult("W3", "exactly_once_v2", "", 10, Double.NaN, Double.NaN, Double.NaN,
-                    Double.NaN, Double.NaN, Double.NaN, 10, Double.NaN, Double.NaN, 3, 1, CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN);
+                    Double.NaN, Double.NaN, Double.NaN, 10, Double.NaN, Double.NaN, 3, 1, CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN,
+                    RateResult.Breakdown.UNKNOWN);
 
             // when
             List<String> lines = Report.markdown(List.of(unknown)).lines().toList();
@@ -289,7 +314,8 @@ class ReportTest {
         void shouldLeaveUnknownLatenciesOut() throws Exception {
             // given
             var unknown = new RateResult("W1", "exactly_once_v2", "", 100, 0, Double.NaN, Double.NaN, Double.NaN,
-                    Double.NaN, Double.NaN, 100, Double.NaN, Double.NaN, 3, 2, CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN);
+                    Double.NaN, Double.NaN, 100, Double.NaN, Double.NaN, 3, 2, CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN,
+                    RateResult.Breakdown.UNKNOWN);
 
             // when
             String svg = Report.svg(List.of(unknown));

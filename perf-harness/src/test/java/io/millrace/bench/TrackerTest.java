@@ -21,6 +21,33 @@ class TrackerTest {
     }
 
     @Test
+    void shouldSplitALatencyIntoQueuedRunAndEndToRead() {
+        // when: due at 1 ms, started at 3 ms, its end decided at 6 ms, its terminal snapshot read at 8 ms
+        tracker.started("e1", 1_000_000, window);
+        tracker.ended("e1", 8_000_000, 3_000_000, 6_000_000, true);
+
+        // then
+        var breakdown = RateResult.Breakdown.of(window);
+        assertThat(breakdown.queuedMs()).isCloseTo(2.0, within(0.01));
+        assertThat(breakdown.runMs()).isCloseTo(3.0, within(0.01));
+        assertThat(breakdown.seenMs()).isCloseTo(2.0, within(0.01));
+    }
+
+    @Test
+    void shouldLeaveTheBreakdownUnknownForFailuresAndUnknownTimes() {
+        // when: a failed execution, and one whose end time is not known
+        tracker.started("e1", 1_000_000, window);
+        tracker.ended("e1", 8_000_000, 3_000_000, 6_000_000, false);
+        tracker.started("e2", 1_000_000, window);
+        tracker.ended("e2", 8_000_000, 3_000_000, true);
+
+        // then
+        assertThat(window.runPercentileMs(50)).isNaN();
+        assertThat(window.seenPercentileMs(50)).isNaN();
+        assertThat(window.startPercentileMs(50)).isCloseTo(2.0, within(0.01));
+    }
+
+    @Test
     void shouldMeasureFromTheDueTimeToTheExecutorsStartWhenTheSnapshotSaysIt() {
         // when: one execution started 2 ms after it was due, and one whose start is not known
         tracker.started("e1", 1_000_000, window);
