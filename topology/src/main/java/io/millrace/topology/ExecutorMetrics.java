@@ -72,7 +72,8 @@ final class ExecutorMetrics {
                 .description("Steps sent again after a duplicate command (a replay after a crash, at-least-once)")
                 .register(registry);
         this.eagerCommits = Counter.builder("millrace.executor.eager.commits")
-                .description("Commits asked at once because an execution ended (exactly-once, low rates)")
+                .description("Commits asked for because a decision sent what a committed reader waits for: an end,"
+                        + " a command to the executor, a kill (exactly-once; at once or paced)")
                 .register(registry);
         this.deadLetters = new DeadLetterMeters(registry, topicPrefix).registerSources();
         for (Rejection.Kind kind : Rejection.Kind.values()) {
