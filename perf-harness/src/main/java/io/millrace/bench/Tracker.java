@@ -70,15 +70,7 @@ final class Tracker {
 
     /** A terminal snapshot of {@code executionId} was observed at {@code atNanos}; when it started is not known. */
     void ended(String executionId, long atNanos, boolean success) {
-        ended(executionId, atNanos, UNKNOWN, success);
-    }
-
-    /**
-     * A terminal snapshot of {@code executionId} was observed at {@code atNanos}; the executor started it at
-     * {@code startedNanos} ({@link #UNKNOWN} when not known).
-     */
-    void ended(String executionId, long atNanos, long startedNanos, boolean success) {
-        ended(executionId, atNanos, startedNanos, UNKNOWN, success);
+        ended(executionId, atNanos, UNKNOWN, UNKNOWN, success);
     }
 
     /**

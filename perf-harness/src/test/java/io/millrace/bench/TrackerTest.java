@@ -39,7 +39,7 @@ class TrackerTest {
         tracker.started("e1", 1_000_000, window);
         tracker.ended("e1", 8_000_000, 3_000_000, 6_000_000, false);
         tracker.started("e2", 1_000_000, window);
-        tracker.ended("e2", 8_000_000, 3_000_000, true);
+        tracker.ended("e2", 8_000_000, 3_000_000, Tracker.UNKNOWN, true);
 
         // then
         assertThat(window.runPercentileMs(50)).isNaN();
@@ -51,7 +51,7 @@ class TrackerTest {
     void shouldMeasureFromTheDueTimeToTheExecutorsStartWhenTheSnapshotSaysIt() {
         // when: one execution started 2 ms after it was due, and one whose start is not known
         tracker.started("e1", 1_000_000, window);
-        tracker.ended("e1", 8_000_000, 3_000_000, true);
+        tracker.ended("e1", 8_000_000, 3_000_000, Tracker.UNKNOWN, true);
         tracker.started("e2", 1_000_000, window);
         tracker.ended("e2", 9_000_000, true);
 
