@@ -51,9 +51,8 @@ public final class CommandBacklog implements AutoCloseable {
     /** Creates sent, and of those the ones settled (in Kafka, or failed), since the start. */
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong settled = new AtomicLong();
-    /** The last read: commands unread, and the creates settled before it began (which it counted). */
-    private volatile long waiting;
-    private volatile long counted;
+    /** The last read, published whole so that a reader never adds one read's count to another's settled creates. */
+    private volatile Reading last = new Reading(0, 0);
     private volatile boolean blind;
     private volatile boolean closed;
     /** The executor's positions since its backlog last was not busy, read by the reading thread only. */
@@ -87,7 +86,9 @@ public final class CommandBacklog implements AutoCloseable {
 
     /** Commands the executor has yet to read, this process's creates on their way included; empty while unknown. */
     public OptionalLong commands() {
-        return blind ? OptionalLong.empty() : OptionalLong.of(Math.max(0, waiting + sent.get() - counted));
+        Reading reading = last;
+        return blind ? OptionalLong.empty()
+                : OptionalLong.of(Math.max(0, reading.waiting() + sent.get() - reading.counted()));
     }
 
     /**
@@ -138,8 +139,8 @@ public final class CommandBacklog implements AutoCloseable {
     public void refresh() {
         try {
             long before = settled.get();
-            waiting = lag.read();
-            counted = before;
+            long waiting = lag.read();
+            last = new Reading(waiting, before);
             rememberPosition(nanoTime.getAsLong(), lag.started(), waiting);
             failing = false;
             if (blind) {
@@ -200,6 +201,10 @@ public final class CommandBacklog implements AutoCloseable {
     }
 
     private record Position(long at, long started) {
+    }
+
+    /** Commands unread at a read, and the creates settled before it began (which it counted). */
+    private record Reading(long waiting, long counted) {
     }
 
     @Override
