@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.LatencyBreakdown;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
 import io.millrace.core.execution.TaskRun;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -99,7 +101,43 @@ final class ExecutionJson {
         if (execution.error() != null) {
             json.put("error", execution.error());
         }
+        json.set("breakdown", breakdown(LatencyBreakdown.of(execution)));
         return (ObjectNode) masked(json);
+    }
+
+    /** Where the execution's time went ({@link LatencyBreakdown}), each hop an ISO-8601 duration, unknown ones left out. */
+    private static ObjectNode breakdown(LatencyBreakdown hops) {
+        ObjectNode json = MAPPER.createObjectNode();
+        putDuration(json, "queued", hops.queued());
+        putDuration(json, "toWorkers", hops.toWorkers());
+        putDuration(json, "waitingForSlot", hops.waitingForSlot());
+        putDuration(json, "running", hops.running());
+        putDuration(json, "resultsBack", hops.resultsBack());
+        putDuration(json, "outsideWorkers", hops.outsideWorkers());
+        putDuration(json, "total", hops.total());
+        return json;
+    }
+
+    /**
+     * Adds to an ended execution's answer the time from its end (the executor's decision) to {@code readAt}, when the
+     * gateway read its last snapshot: the end's commit and the snapshot's way here. Only an answer that waited for the
+     * end ({@code ?wait=true}) knows when that was. Empty when the answer is not of an ended execution.
+     */
+    static Optional<Duration> endToRead(ObjectNode json, Instant readAt) {
+        JsonNode end = json.at("/state/endDate");
+        if (!end.isTextual() || !(json.get("breakdown") instanceof ObjectNode breakdown)) {
+            return Optional.empty();
+        }
+        Duration d = Duration.between(Instant.parse(end.asText()), readAt);
+        Duration endToRead = d.isNegative() ? Duration.ZERO : d;
+        putDuration(breakdown, "endToRead", endToRead);
+        return Optional.of(endToRead);
+    }
+
+    private static void putDuration(ObjectNode json, String name, Duration value) {
+        if (value != null) {
+            json.put(name, value.toString());
+        }
     }
 
     private static final Pattern ENCRYPTED = Pattern.compile(Pattern.quote(InputCipher.PREFIX) + "[A-Za-z0-9+/=]*");
@@ -150,6 +188,11 @@ final class ExecutionJson {
             attempt.set("state", state(a.state(), a.histories(), now));
             if (a.error() != null) {
                 attempt.put("error", a.error());
+            }
+            if (a.worker() != null) {
+                attempt.putObject("worker").put("receivedDate", a.worker().received().toString())
+                        .put("startedDate", a.worker().started().toString())
+                        .put("endedDate", a.worker().ended().toString());
             }
         });
         json.set("outputs", MAPPER.valueToTree(Json.readMap(outputsJson)));

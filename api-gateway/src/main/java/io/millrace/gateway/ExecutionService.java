@@ -2,6 +2,7 @@ package io.millrace.gateway;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.sse.SseClient;
+import io.micrometer.core.instrument.Timer;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.PauseExecution;
@@ -65,16 +66,18 @@ final class ExecutionService {
     private final Expressions expressions;
     private final WebhookRates webhookRates;
     private final SecretSettings secrets;
+    private final Timer endToRead;
 
     /**
      * @param executor where answers are built, never on Kafka's threads
      * @param expressions renders a webhook's inputs
      * @param webhookRates the calls each webhook trigger takes a second
      * @param secrets encrypts SECRET inputs; names the headers a webhook call drops
+     * @param endToRead records, for each answer that waited for an end, how long its last snapshot took to come
      */
     ExecutionService(FlowService flows, ReadModel readModel, Waiters waiters, Followers followers, Admission admission,
             Publisher publisher, Executor executor, Clock clock, Expressions expressions, WebhookRates webhookRates,
-            SecretSettings secrets) {
+            SecretSettings secrets, Timer endToRead) {
         this.flows = flows;
         this.webhookRates = webhookRates;
         this.secrets = secrets;
@@ -86,6 +89,7 @@ final class ExecutionService {
         this.publisher = publisher;
         this.executor = executor;
         this.clock = clock;
+        this.endToRead = endToRead;
     }
 
     /**
@@ -214,15 +218,24 @@ final class ExecutionService {
         // Registered before producing, so the terminal snapshot cannot come first.
         CompletableFuture<ExecutionSnapshot> terminal = trigger != null && TriggerTypes.WEBHOOK.equals(trigger.type())
                 ? waiters.registerWebhook(id, wait.get()) : waiters.register(id, wait.get());
+        // when the terminal snapshot was read: on the thread that read it, before this answer waits for an executor
+        CompletableFuture<Instant> readAt = terminal.thenApply(snapshot -> snapshot == null ? null : clock.instant());
         return admission.publish(() -> publisher.publishCommand(command))
                 .whenComplete((acked, failure) -> {
                     if (failure != null) {
                         terminal.cancel(false);
                     }
                 })
-                .thenCompose(acked -> terminal)
+                .thenCompose(acked -> readAt)
                 // the terminal snapshot came after its task runs' (same partition): the read model has them all
-                .thenApplyAsync(snapshot -> new Reply(snapshot != null ? 200 : 202, latestKnown(created)), executor);
+                .thenApplyAsync(at -> {
+                    ObjectNode json = latestKnown(created);
+                    if (at == null) {
+                        return new Reply(202, json);
+                    }
+                    ExecutionJson.endToRead(json, at).ifPresent(endToRead::record);
+                    return new Reply(200, json);
+                }, executor);
     }
 
     /**
@@ -352,7 +365,7 @@ final class ExecutionService {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         Lineage lineage = execution.lineage().next(executionId);
         var created = Execution.created(id, execution.namespace(), execution.flowId(), revision, execution.inputs(),
-                execution.labels(), execution.trigger(), lineage, now);
+                execution.labels(), execution.trigger(), lineage, now, now);
         var command = new CreateExecution(id, execution.namespace(), execution.flowId(), revision, execution.inputs(),
                 execution.labels(), now, execution.trigger(), lineage, seed);
         if (seed != null) {

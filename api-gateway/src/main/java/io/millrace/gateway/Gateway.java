@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.config.ConfigException;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.expression.Expressions;
+import io.millrace.serdes.ExecutionHops;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
@@ -71,7 +72,8 @@ public final class Gateway implements AutoCloseable {
             admission = Admission.of(config, registry);
             var executions = new ExecutionService(flows, readModel, waiters, followers, admission, publisher, responses,
                     clock, new Expressions(config.expressionLimits()),
-                    new WebhookRates(config.api().webhookRatePerKey(), System::nanoTime), config.secrets());
+                    new WebhookRates(config.api().webhookRatePerKey(), System::nanoTime), config.secrets(),
+                    ExecutionHops.endToRead(registry));
             var audit = Audit.of(config, publisher, clock, registry);
             tokens = new BearerTokens(config.api(), (status, outcome) -> audit.record(Audit.GATEWAY, "token-reload",
                     String.valueOf(config.api().accessFile()), status, outcome), registry);

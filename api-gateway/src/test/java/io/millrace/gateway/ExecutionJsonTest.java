@@ -3,14 +3,19 @@ package io.millrace.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.Lineage;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
 import io.millrace.core.execution.TaskRun;
+import io.millrace.core.execution.TaskRuns;
+import io.millrace.core.execution.WorkerTimes;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.TaskRunSnapshot;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +25,53 @@ class ExecutionJsonTest {
     private static final Instant T0 = Instant.parse("2025-01-02T03:04:05Z");
     private static final Instant T1 = T0.plusMillis(250);
     private static final Instant T2 = T0.plusMillis(1500);
+
+    @Test
+    void shouldShowWhereTheTimeWentAndTheWorkersTimesOfEachAttempt() {
+        // given: a start asked for 40 ms before T0; one attempt dispatched at T1, read back at T2
+        var worker = new WorkerTimes(T1.plusMillis(5), T1.plusMillis(15), T2.minusMillis(20));
+        var attempt = new Attempt(1, State.SUCCESS, List.of(new StateHistory(State.RUNNING, T1),
+                new StateHistory(State.SUCCESS, T2)), T2.plusSeconds(30), null, false, worker);
+        var run = new TaskRun("tr1", "hello", null, null, null, State.SUCCESS,
+                List.of(new StateHistory(State.CREATED, T1), new StateHistory(State.SUCCESS, T2)), List.of(attempt), null);
+        var execution = new Execution("ex1", "ns", "f", 1, Map.of(), Map.of(), null, State.SUCCESS,
+                List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.SUCCESS, T2)),
+                TaskRuns.of(List.of(run)), null, null, Lineage.FIRST, T0.minusMillis(40));
+
+        // when: the answer that waited for the end read it 30 ms after
+        ObjectNode json = ExecutionJson.of(execution, Map.of(), T2);
+        var endToRead = ExecutionJson.endToRead(json, T2.plusMillis(30));
+
+        // then
+        JsonNode breakdown = json.path("breakdown");
+        assertThat(breakdown.path("queued").asText()).isEqualTo("PT0.04S");
+        assertThat(breakdown.path("toWorkers").asText()).isEqualTo("PT0.005S");
+        assertThat(breakdown.path("waitingForSlot").asText()).isEqualTo("PT0.01S");
+        assertThat(breakdown.path("running").asText()).isEqualTo("PT1.215S");
+        assertThat(breakdown.path("resultsBack").asText()).isEqualTo("PT0.02S");
+        assertThat(breakdown.path("outsideWorkers").asText()).isEqualTo("PT0.25S"); // T0 to the dispatch at T1
+        assertThat(breakdown.path("total").asText()).isEqualTo("PT1.5S");
+        assertThat(breakdown.path("endToRead").asText()).isEqualTo("PT0.03S");
+        assertThat(endToRead).contains(Duration.ofMillis(30));
+        JsonNode times = json.path("taskRunList").get(0).path("attempts").get(0).path("worker");
+        assertThat(times.path("receivedDate").asText()).isEqualTo(worker.received().toString());
+        assertThat(times.path("startedDate").asText()).isEqualTo(worker.started().toString());
+        assertThat(times.path("endedDate").asText()).isEqualTo(worker.ended().toString());
+    }
+
+    @Test
+    void shouldLeaveOutTheEndToReadOfAnExecutionThatHasNotEnded() {
+        // given
+        var execution = new Execution("ex2", "ns", "f", 1, Map.of(), Map.of(), null, State.RUNNING,
+                List.of(new StateHistory(State.CREATED, T0), new StateHistory(State.RUNNING, T1)), List.of(), null, null);
+        ObjectNode json = ExecutionJson.of(execution, Map.of(), T2);
+
+        // when / then
+        assertThat(ExecutionJson.endToRead(json, T2)).isEmpty();
+        assertThat(json.path("breakdown").has("endToRead")).isFalse();
+        assertThat(json.path("breakdown").has("total")).isFalse();
+        assertThat(json.path("breakdown").has("queued")).isFalse(); // no request time known
+    }
 
     @Test
     void shouldMapATerminalExecutionWithKestraFieldNames() {

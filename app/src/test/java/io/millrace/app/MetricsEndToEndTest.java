@@ -81,7 +81,8 @@ class MetricsEndToEndTest {
         List<String> started = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             assertThat(send("POST", api + "/executions/metrics.test/metrics-ok?wait=true", "{}").body())
-                    .contains("SUCCESS");
+                    .contains("SUCCESS")
+                    .containsPattern("\"breakdown\":\\{[^}]*\"running\":\"PT[^}]*\"endToRead\":\"PT");
             assertThat(send("POST", api + "/executions/metrics.test/metrics-failing?wait=true", "{}").body())
                     .contains("FAILED");
             HttpResponse<String> unwaited = send("POST", api + "/executions/metrics.test/metrics-ok", "{}");
@@ -148,6 +149,11 @@ class MetricsEndToEndTest {
                 .contains("millrace_executor_timer_lateness_seconds_bucket{kind=\"retry\"")
                 .contains("millrace_executor_store_entries{store=\"executions\"}")
                 .contains("millrace_executor_timers_pending ")
+                // where the time went: every end on the executor, every waited answer on the gateway
+                .contains("millrace_execution_hops_seconds_count{hop=\"running\"} 15")
+                .contains("millrace_execution_hops_seconds_count{hop=\"queued\"} 15")
+                .contains("millrace_execution_hops_seconds_count{hop=\"outside_workers\"} 15")
+                .contains("millrace_execution_hops_seconds_count{hop=\"end_to_read\"} 10")
                 // worker
                 .contains("millrace_worker_slots_free{group=\"default\"}")
                 .contains("millrace_worker_task_queued_seconds_count{group=\"default\",type=\"io.kestra.plugin.core.execution.Fail\"}")

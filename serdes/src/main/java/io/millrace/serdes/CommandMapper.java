@@ -98,11 +98,12 @@ public final class CommandMapper {
 
     public static TaskResultRecord toRecord(TaskResult r) {
         return new TaskResultRecord(r.executionId(), r.taskRunId(), r.attempt(), ExecutionMapper.toRecord(r.state()),
-                Json.write(r.outputs()), r.error(), r.at(), r.workerId());
+                Json.write(r.outputs()), r.error(), r.at(), r.workerId(), ExecutionMapper.toRecord(r.worker()));
     }
 
     public static TaskResult fromRecord(TaskResultRecord r) {
         return new TaskResult(r.getExecutionId(), r.getTaskRunId(), r.getAttempt(), ExecutionMapper.fromRecord(r.getState()),
-                Json.readMap(r.getOutputsJson()), r.getError(), r.getWorkerId(), r.getAt());
+                Json.readMap(r.getOutputsJson()), r.getError(), r.getWorkerId(), ExecutionMapper.fromRecord(r.getWorker()),
+                r.getAt());
     }
 }

@@ -41,7 +41,7 @@ public final class EventMapper {
         Object payload = switch (event) {
             case ExecutionCreated e -> new ExecutionCreatedEvent(e.namespace(), e.flowId(), e.flowRevision(),
                     Json.write(e.inputs()), e.labels(), ExecutionMapper.toRecord(e.trigger()), e.lineage().originalId(),
-                    e.lineage().attempt());
+                    e.lineage().attempt(), e.requestedAt());
             case ExecutionStateChanged e -> new ExecutionStateChangedEvent(ExecutionMapper.toRecord(e.state()));
             case ExecutionCompleted e -> new ExecutionCompletedEvent(ExecutionMapper.toRecord(e.state()),
                     e.outputs() == null ? null : Json.write(e.outputs()), e.error());
@@ -53,8 +53,9 @@ public final class EventMapper {
             case TaskRunLeaseExtended e -> new TaskRunLeaseExtendedEvent(e.taskRunId(), e.attempt(), e.leaseUntil());
             case TaskRunAttemptEnded e -> new TaskRunAttemptEndedEvent(e.taskRunId(), e.attempt(), ExecutionMapper.toRecord(e.state()), e.reason());
             case TaskRunCompleted e -> new TaskRunCompletedEvent(e.taskRunId(), ExecutionMapper.toRecord(e.state()),
-                    Json.write(e.outputs()), e.error());
-            case TaskRunRetrying e -> new TaskRunRetryingEvent(e.taskRunId(), e.attempt(), e.error(), e.retryAt());
+                    Json.write(e.outputs()), e.error(), ExecutionMapper.toRecord(e.worker()));
+            case TaskRunRetrying e -> new TaskRunRetryingEvent(e.taskRunId(), e.attempt(), e.error(), e.retryAt(),
+                    ExecutionMapper.toRecord(e.worker()));
             case TaskRunReset e -> new TaskRunResetEvent(e.taskRunId());
             case TaskRunPaused e -> new TaskRunPausedEvent(e.taskRunId());
             case TaskRunResumed e -> new TaskRunResumedEvent(e.taskRunId(), Json.write(e.outputs()));
@@ -67,7 +68,8 @@ public final class EventMapper {
         return switch (record.getPayload()) {
             case ExecutionCreatedEvent e -> new ExecutionCreated(record.getExecutionId(), e.getNamespace(), e.getFlowId(),
                     e.getFlowRevision(), Json.readMap(e.getInputsJson()), e.getLabels(),
-                    ExecutionMapper.fromRecord(e.getTrigger()), ExecutionMapper.lineage(e.getOriginalId(), e.getAttempt()), at);
+                    ExecutionMapper.fromRecord(e.getTrigger()), ExecutionMapper.lineage(e.getOriginalId(), e.getAttempt()),
+                    e.getRequestedAt(), at);
             case ExecutionStateChangedEvent e -> new ExecutionStateChanged(ExecutionMapper.fromRecord(e.getState()), at);
             case ExecutionCompletedEvent e -> new ExecutionCompleted(ExecutionMapper.fromRecord(e.getState()),
                     e.getOutputsJson() == null ? null : Json.readMap(e.getOutputsJson()), e.getError(), at);
@@ -80,8 +82,9 @@ public final class EventMapper {
             case TaskRunAttemptEndedEvent e -> new TaskRunAttemptEnded(e.getTaskRunId(), e.getAttempt(),
                     ExecutionMapper.fromRecord(e.getState()), e.getReason(), at);
             case TaskRunCompletedEvent e -> new TaskRunCompleted(e.getTaskRunId(), ExecutionMapper.fromRecord(e.getState()),
-                    Json.readMap(e.getOutputsJson()), e.getError(), at);
-            case TaskRunRetryingEvent e -> new TaskRunRetrying(e.getTaskRunId(), e.getAttempt(), e.getError(), e.getRetryAt(), at);
+                    Json.readMap(e.getOutputsJson()), e.getError(), ExecutionMapper.fromRecord(e.getWorker()), at);
+            case TaskRunRetryingEvent e -> new TaskRunRetrying(e.getTaskRunId(), e.getAttempt(), e.getError(), e.getRetryAt(),
+                    ExecutionMapper.fromRecord(e.getWorker()), at);
             case TaskRunResetEvent e -> new TaskRunReset(e.getTaskRunId(), at);
             case TaskRunPausedEvent e -> new TaskRunPaused(e.getTaskRunId(), at);
             case TaskRunResumedEvent e -> new TaskRunResumed(e.getTaskRunId(), Json.readMap(e.getOutputsJson()), at);

@@ -9,6 +9,7 @@ import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.execution.TaskRuns;
+import io.millrace.core.execution.WorkerTimes;
 import io.millrace.serdes.avro.AttemptRecord;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.StateHistoryRecord;
@@ -16,6 +17,7 @@ import io.millrace.serdes.avro.StateValue;
 import io.millrace.serdes.avro.TaskRunRecord;
 import io.millrace.serdes.avro.TimerRecord;
 import io.millrace.serdes.avro.TriggerRecord;
+import io.millrace.serdes.avro.WorkerTimesRecord;
 import java.util.List;
 
 /** Maps the execution state and timers between domain records and their Avro form. */
@@ -36,7 +38,7 @@ public final class ExecutionMapper {
                 e.labels(), toRecord(e.state()), histories(e.histories()),
                 e.taskRuns().stream().map(ExecutionMapper::toRecord).toList(),
                 e.outputs() == null ? null : Json.write(e.outputs()), e.error(), toRecord(e.trigger()),
-                e.lineage().originalId(), e.lineage().attempt());
+                e.lineage().originalId(), e.lineage().attempt(), e.requestedAt());
     }
 
     public static Execution fromRecord(ExecutionRecord r) {
@@ -52,7 +54,7 @@ public final class ExecutionMapper {
                 fromRecord(header.getState()),
                 historiesOf(header.getHistories()), taskRuns,
                 header.getOutputsJson() == null ? null : Json.readMap(header.getOutputsJson()), header.getError(),
-                lineage(header.getOriginalId(), header.getAttempt()));
+                lineage(header.getOriginalId(), header.getAttempt()), header.getRequestedAt());
     }
 
     /** The execution without its task runs, which are stored and sent apart. */
@@ -60,7 +62,7 @@ public final class ExecutionMapper {
         return new ExecutionRecord(e.id(), e.namespace(), e.flowId(), e.flowRevision(), Json.write(e.inputs()),
                 e.labels(), toRecord(e.state()), histories(e.histories()), List.of(),
                 e.outputs() == null ? null : Json.write(e.outputs()), e.error(), toRecord(e.trigger()),
-                e.lineage().originalId(), e.lineage().attempt());
+                e.lineage().originalId(), e.lineage().attempt(), e.requestedAt());
     }
 
     /** An execution's lineage from its fields (absent in records older than it: the first). */
@@ -82,15 +84,25 @@ public final class ExecutionMapper {
         return new TaskRunRecord(t.id(), t.taskId(), t.parentTaskRunId(), t.value(), toRecord(t.state()),
                 histories(t.histories()),
                 t.attempts().stream().map(a -> new AttemptRecord(a.number(), toRecord(a.state()),
-                        histories(a.histories()), a.leaseUntil(), a.error(), a.lost())).toList(), t.error(), t.iteration());
+                        histories(a.histories()), a.leaseUntil(), a.error(), a.lost(), toRecord(a.worker()))).toList(),
+                t.error(), t.iteration());
     }
 
     public static TaskRun fromRecord(TaskRunRecord r) {
         return new TaskRun(r.getId(), r.getTaskId(), r.getParentTaskRunId(), r.getValue(), r.getIteration(),
                 fromRecord(r.getState()), historiesOf(r.getHistories()),
                 r.getAttempts().stream().map(a -> new Attempt(a.getNumber(), fromRecord(a.getState()),
-                        historiesOf(a.getHistories()), a.getLeaseUntil(), a.getError(), a.getLost())).toList(),
+                        historiesOf(a.getHistories()), a.getLeaseUntil(), a.getError(), a.getLost(),
+                        fromRecord(a.getWorker()))).toList(),
                 r.getError());
+    }
+
+    public static WorkerTimesRecord toRecord(WorkerTimes times) {
+        return times == null ? null : new WorkerTimesRecord(times.received(), times.started(), times.ended());
+    }
+
+    public static WorkerTimes fromRecord(WorkerTimesRecord times) {
+        return times == null ? null : new WorkerTimes(times.getReceived(), times.getStarted(), times.getEnded());
     }
 
     private static List<StateHistoryRecord> histories(List<StateHistory> histories) {

@@ -3,11 +3,20 @@ package io.millrace.serdes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.core.command.TaskResult;
+import io.millrace.core.event.Event;
+import io.millrace.core.event.ExecutionCreated;
 import io.millrace.core.event.ExecutionStateChanged;
+import io.millrace.core.event.TaskRunCompleted;
+import io.millrace.core.event.TaskRunRetrying;
+import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.Lineage;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.StateHistory;
 import io.millrace.core.execution.TaskRun;
+import io.millrace.core.execution.TaskRuns;
+import io.millrace.core.execution.WorkerTimes;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionRecord;
 import io.millrace.serdes.avro.TaskResultRecord;
@@ -105,10 +114,62 @@ class SchemaEvolutionTest {
     }
 
     @Test
+    void shouldReadAnExecutionStoredBeforeAttemptsHadWorkerTimes() throws Exception {
+        // given: a state whose attempt has a worker's times and whose start a request time, as a version-4 writer
+        // (neither) encoded it
+        Schema v4;
+        try (InputStream in = getClass().getResourceAsStream("/avro-history/ExecutionRecord-v4.avsc")) {
+            v4 = new Schema.Parser().parse(in);
+        }
+        Instant at = Instant.ofEpochMilli(1_700_000_000_000L);
+        var attempt = new Attempt(1, State.SUCCESS, List.of(new StateHistory(State.RUNNING, at),
+                new StateHistory(State.SUCCESS, at.plusMillis(9))), at.plusSeconds(30), null, false,
+                new WorkerTimes(at.plusMillis(1), at.plusMillis(2), at.plusMillis(8)));
+        var run = new TaskRun("r1", "t1", null, null, null, State.SUCCESS, List.of(new StateHistory(State.CREATED, at),
+                new StateHistory(State.SUCCESS, at.plusMillis(9))), List.of(attempt), null);
+        var execution = new Execution("e1", "ns", "f", 1, Map.of(), Map.of(), null, State.SUCCESS,
+                List.of(new StateHistory(State.CREATED, at), new StateHistory(State.SUCCESS, at.plusMillis(9))),
+                TaskRuns.of(List.of(run)), null, null, Lineage.FIRST, at.minusMillis(3));
+        ExecutionRecord current = ExecutionMapper.toRecord(execution);
+        ByteBuffer bytes = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), v4).encode(asVersion(current, v4));
+        var serde = new AvroSerde<ExecutionRecord>(ExecutionRecord.getClassSchema());
+
+        // when
+        Execution read = ExecutionMapper.fromRecord(serde.decode(toArray(bytes)));
+        Execution now = ExecutionMapper.fromRecord(serde.decode(serde.encode(current)));
+
+        // then: the older record reads without them; the current one keeps them
+        assertThat(read.requestedAt()).isNull();
+        assertThat(read.taskRuns().getFirst().attempts().getFirst().worker()).isNull();
+        assertThat(now).isEqualTo(execution);
+    }
+
+    @Test
+    void shouldKeepWorkerTimesAndRequestTimesThroughResultsAndEvents() {
+        // given
+        Instant at = Instant.ofEpochMilli(1_700_000_000_000L);
+        var times = new WorkerTimes(at, at.plusMillis(1), at.plusMillis(7));
+        var result = new TaskResult("e1", "r1", 1, State.SUCCESS, Map.of("value", "x"), null, "worker-1", times,
+                times.ended());
+        List<Event> events = List.of(new TaskRunCompleted("r1", State.SUCCESS, Map.of(), null, times, at),
+                new TaskRunRetrying("r1", 1, "boom", at.plusSeconds(1), times, at),
+                new ExecutionCreated("e1", "ns", "f", 1, Map.of(), Map.of(), null, Lineage.FIRST, at.minusMillis(2), at));
+
+        // when / then
+        assertThat(CommandMapper.fromRecord(Topics.RESULT_SERDE.decode(Topics.RESULT_SERDE.encode(
+                CommandMapper.toRecord(result))))).isEqualTo(result);
+        for (Event event : events) {
+            assertThat(EventMapper.fromRecord(Topics.EVENT_SERDE.decode(Topics.EVENT_SERDE.encode(
+                    EventMapper.toRecord("e1", event))))).isEqualTo(event);
+        }
+    }
+
+    @Test
     void shouldRoundTripTheCurrentVersion() {
         // given
         var record = new TaskResultRecord("e1", "r1", 1, io.millrace.serdes.avro.StateValue.FAILED, "{}", "boom",
-                Instant.ofEpochMilli(5), "worker-1");
+                Instant.ofEpochMilli(5), "worker-1", new io.millrace.serdes.avro.WorkerTimesRecord(Instant.ofEpochMilli(1),
+                        Instant.ofEpochMilli(2), Instant.ofEpochMilli(5)));
 
         // when
         byte[] bytes = Topics.RESULT_SERDE.serializer().serialize("t", record);

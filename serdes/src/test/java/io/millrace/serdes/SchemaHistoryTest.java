@@ -39,16 +39,16 @@ class SchemaHistoryTest {
     private static final Map<String, String> PINNED = Map.ofEntries(
             Map.entry("CommandRecord", "b98f60f053333754"),
             Map.entry("DeadLetterRecord", "b70ac138e0ff4119"),
-            Map.entry("EventRecord", "2aab375a9b6a8765"),
-            Map.entry("ExecutionRecord", "3cef4b049aa9a46f"),
-            Map.entry("ExecutionSnapshot", "aa2d9f5582ae582a"),
+            Map.entry("EventRecord", "3a6a87930e926ecc"),
+            Map.entry("ExecutionRecord", "2a09b867e3083339"),
+            Map.entry("ExecutionSnapshot", "606c99a73d399f28"),
             Map.entry("FlowRecord", "6011c905a8f76a14"),
             Map.entry("LogRecord", "eeb138d409ca54b7"),
             Map.entry("OutputsRecord", "ec0943a15bc55bc7"),
-            Map.entry("StoredExecution", "df95121d479d42a6"),
-            Map.entry("StoredTaskRun", "22c5b40a3c76babc"),
-            Map.entry("TaskResultRecord", "c659955eac7593f3"),
-            Map.entry("TaskRunSnapshot", "a3337c338755ae42"),
+            Map.entry("StoredExecution", "bd7c78a71e525757"),
+            Map.entry("StoredTaskRun", "873e336367e0d537"),
+            Map.entry("TaskResultRecord", "896a891ee12d37d0"),
+            Map.entry("TaskRunSnapshot", "1ab56d42d7b5a414"),
             Map.entry("TimerRecord", "4d99626a42edfacf"),
             Map.entry("WorkerTaskRecord", "6ff75f854710acbf"));
 

@@ -190,7 +190,7 @@ final class Effects {
         String error = "Task '" + dispatch.task().id() + "': " + tooLarge("its dispatch, with the properties and "
                 + "outputs it reads,", encoded.length) + "; read fewer outputs";
         var result = new TaskResultRecord(dispatch.executionId(), dispatch.taskRunId(), dispatch.attempt(),
-                StateValue.FAILED, "{}", error, now, null);
+                StateValue.FAILED, "{}", error, now, null, null);
         outbox.add(Names.RESULTS_SINK, dispatch.executionId(), result, Topics.RESULT_SERDE.encode(result),
                 now.toEpochMilli());
     }

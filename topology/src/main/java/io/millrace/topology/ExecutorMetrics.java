@@ -17,9 +17,11 @@ import io.millrace.core.event.TaskRunCreated;
 import io.millrace.core.event.TaskRunRetrying;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
+import io.millrace.core.execution.LatencyBreakdown;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.TaskDef;
+import io.millrace.serdes.ExecutionHops;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -29,8 +31,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The executor's own metrics, named for what an operator asks (Kafka Streams' metrics come on top): executions
- * started and ended by flow, how long they took, task runs by type and state, retries, lost leases and re-dispatches,
- * rejected and dead-lettered commands, and how late timers fire.
+ * started and ended by flow, how long they took and where that time went ({@link ExecutionHops}), task runs by type
+ * and state, retries, lost leases and re-dispatches, rejected and dead-lettered commands, and how late timers fire.
  *
  * <p>Tags stay bounded: a flow (namespace and id), a task type, a state, a kind, a reason; never an execution or a
  * task run id. One instance serves one stream task's processor, on its stream thread; meters are found through maps
@@ -54,6 +56,7 @@ final class ExecutorMetrics {
     private final Counter events;
     private final Counter reemitted;
     private final Counter eagerCommits;
+    private final ExecutionHops hops;
     private final DeadLetterMeters deadLetters;
     private final Map<Class<?>, Counter> commands = new HashMap<>();
     private final Map<Rejection.Kind, Counter> rejections = new EnumMap<>(Rejection.Kind.class);
@@ -75,6 +78,7 @@ final class ExecutorMetrics {
                 .description("Commits asked for because a decision sent what a committed reader waits for: an end,"
                         + " a command to the executor, a kill (exactly-once; at once or paced)")
                 .register(registry);
+        this.hops = new ExecutionHops(registry);
         this.deadLetters = new DeadLetterMeters(registry, topicPrefix).registerSources();
         for (Rejection.Kind kind : Rejection.Kind.values()) {
             rejections.put(kind, Counter.builder("millrace.executor.rejections")
@@ -129,6 +133,7 @@ final class ExecutorMetrics {
                 if (execution != null) {
                     flow(execution.namespace(), execution.flowId()).ended(completed.state(),
                             Duration.between(execution.startDate(), completed.at()).toNanos());
+                    hops.record(LatencyBreakdown.of(execution));
                 }
             }
             case TaskRunCreated created -> task(typeOf(created.taskId(), flow)).created.increment();

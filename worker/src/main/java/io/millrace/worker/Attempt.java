@@ -2,11 +2,13 @@ package io.millrace.worker;
 
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
+import io.millrace.core.execution.WorkerTimes;
 import io.millrace.core.expression.TaskSecrets;
 import io.millrace.serdes.avro.WorkerTaskRecord;
 import io.millrace.worker.task.Failures;
 import io.millrace.worker.task.TaskOutcome;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -44,6 +46,9 @@ final class Attempt {
     final TaskLogs.AttemptLog log;
     final TaskSecrets secrets;
     private final WorkerTaskRecord task;
+    /** When the worker's poll returned the task, and when a thread began it. */
+    private final Instant received;
+    private final Instant started;
     private final Services services;
     /** Frees the attempt's slot once its final result is sent. */
     private final Runnable settled;
@@ -56,8 +61,11 @@ final class Attempt {
     private ScheduledFuture<?> deadline;
 
     /** Made on the thread that runs the task: that thread is the one interrupted at the deadline. */
-    Attempt(WorkerTaskRecord task, TaskLogs.AttemptLog log, TaskSecrets secrets, Services services, Runnable settled) {
+    Attempt(WorkerTaskRecord task, Instant received, Instant started, TaskLogs.AttemptLog log, TaskSecrets secrets,
+            Services services, Runnable settled) {
         this.task = task;
+        this.received = received;
+        this.started = started;
         this.log = log;
         this.secrets = secrets;
         this.services = services;
@@ -106,7 +114,7 @@ final class Attempt {
                 log.log("ERROR", TaskRun.ownMessage(task.getTaskId(), error));
             }
             services.publisher().result(task, outcome.state(), secrets.maskOutputs(outcome.outputs()), error,
-                    secrets::mask, settled);
+                    new WorkerTimes(received, started, Instant.now()), secrets::mask, settled);
             services.metrics().ended(task.getTaskType(), outcome.state(), System.nanoTime() - startedNanos);
             return true;
         } finally {

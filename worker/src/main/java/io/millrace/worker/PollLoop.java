@@ -1,6 +1,7 @@
 package io.millrace.worker;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.HashMap;
@@ -46,9 +47,12 @@ final class PollLoop implements Runnable {
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
     private static final long ERROR_BACKOFF_MS = 500;
 
-    /** Runs one record somewhere else; must call {@link Slot#done} exactly once, eventually. */
+    /**
+     * Runs one record somewhere else; must call {@link Slot#done} exactly once, eventually. {@code received}: when the
+     * poll that returned it ended.
+     */
     interface Starter {
-        void start(ConsumerRecord<String, byte[]> record, Slot slot);
+        void start(ConsumerRecord<String, byte[]> record, Instant received, Slot slot);
     }
 
     /** A record's claim on one of the concurrency slots. */
@@ -69,7 +73,7 @@ final class PollLoop implements Runnable {
     private final Duration stopGrace;
     private final Queue<Finished> finished = new ConcurrentLinkedQueue<>();
     private final Map<TopicPartition, PartitionOffsets> offsets = new HashMap<>();
-    private final Queue<ConsumerRecord<String, byte[]>> waiting = new ArrayDeque<>();
+    private final Queue<Polled> waiting = new ArrayDeque<>();
     private final LongSupplier nanoTime;
     private long lastCommitNanos;
     private volatile boolean running = true;
@@ -142,9 +146,11 @@ final class PollLoop implements Runnable {
         } else if (!consumer.paused().isEmpty()) {
             consumer.resume(consumer.paused());
         }
-        for (ConsumerRecord<String, byte[]> record : consumer.poll(full ? FULL_POLL : POLL)) {
+        var records = consumer.poll(full ? FULL_POLL : POLL);
+        Instant received = Instant.now();
+        for (ConsumerRecord<String, byte[]> record : records) {
             offsets.computeIfAbsent(partition(record), p -> new PartitionOffsets()).received(record.offset());
-            waiting.add(record);
+            waiting.add(new Polled(record, received));
         }
         dispatch();
     }
@@ -155,11 +161,12 @@ final class PollLoop implements Runnable {
 
     private void dispatch() {
         while (!waiting.isEmpty() && slots.tryAcquire()) {
-            ConsumerRecord<String, byte[]> record = waiting.poll();
+            Polled polled = waiting.poll();
+            ConsumerRecord<String, byte[]> record = polled.record();
             TopicPartition partition = partition(record);
             Slot slot = slotFor(partition, offsets.get(partition), record.offset());
             try {
-                starter.start(record, slot);
+                starter.start(record, polled.received(), slot);
             } catch (RuntimeException e) {
                 // e.g. rejected while stopping: the record stays uncommitted, a restart runs it
                 LOG.warn("Could not start the task at {}@{}", partition, record.offset(), e);
@@ -233,7 +240,7 @@ final class PollLoop implements Runnable {
 
     private void forget(Collection<TopicPartition> partitions) {
         offsets.keySet().removeAll(partitions);
-        waiting.removeIf(record -> partitions.contains(partition(record)));
+        waiting.removeIf(polled -> partitions.contains(partition(polled.record())));
     }
 
     private void shutDown() {
@@ -271,6 +278,10 @@ final class PollLoop implements Runnable {
     }
 
     /** Called from within poll(), on the poll thread. */
+    /** A record polled and waiting for a slot, and when its poll ended. */
+    private record Polled(ConsumerRecord<String, byte[]> record, Instant received) {
+    }
+
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {

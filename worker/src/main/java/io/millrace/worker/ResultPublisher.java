@@ -2,6 +2,7 @@ package io.millrace.worker;
 
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.execution.State;
+import io.millrace.core.execution.WorkerTimes;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.TaskResultRecord;
@@ -35,7 +36,7 @@ final class ResultPublisher {
 
     /** A RUNNING heartbeat: extends the attempt's lease. Best effort, the next one follows soon. */
     void heartbeat(WorkerTaskRecord task) {
-        produce(task, State.RUNNING, encode(task, State.RUNNING, Map.of(), null), e -> {
+        produce(task, State.RUNNING, encode(task, State.RUNNING, Map.of(), null, null), e -> {
         });
     }
 
@@ -45,15 +46,15 @@ final class ResultPublisher {
      * a FAILED one saying so. If even that fails, it is logged and given up: the executor re-dispatches the
      * attempt when its lease expires, whereas holding its offset back would make a restart re-run every later task.
      * {@code outputs} and {@code error} come masked; {@code mask} masks the error of the FAILED result that replaces
-     * one, whose cause may quote them.
+     * one, whose cause may quote them. {@code times}: when this worker received, started and ended the attempt.
      */
-    void result(WorkerTaskRecord task, State state, Map<String, Object> outputs, String error,
+    void result(WorkerTaskRecord task, State state, Map<String, Object> outputs, String error, WorkerTimes times,
             UnaryOperator<String> mask, Runnable settled) {
         byte[] value;
         try {
-            value = encode(task, state, outputs, error);
+            value = encode(task, state, outputs, error, times);
         } catch (RuntimeException e) {
-            fallback(task, state, e, mask, settled);
+            fallback(task, state, e, times, mask, settled);
             return;
         }
         produce(task, state, value, e -> {
@@ -61,16 +62,16 @@ final class ResultPublisher {
                 settled.run();
             } else {
                 // not on the producer's I/O thread, where a send that blocks would stall every other send
-                Thread.startVirtualThread(() -> fallback(task, state, e, mask, settled));
+                Thread.startVirtualThread(() -> fallback(task, state, e, times, mask, settled));
             }
         });
     }
 
-    private void fallback(WorkerTaskRecord task, State state, Exception cause, UnaryOperator<String> mask,
-            Runnable settled) {
+    private void fallback(WorkerTaskRecord task, State state, Exception cause, WorkerTimes times,
+            UnaryOperator<String> mask, Runnable settled) {
         String error = mask.apply("Task '" + task.getTaskId() + "': its " + state + " result could not be produced: "
                 + io.millrace.worker.task.Failures.describe(cause));
-        produce(task, State.FAILED, encode(task, State.FAILED, Map.of(), error), e -> settled.run());
+        produce(task, State.FAILED, encode(task, State.FAILED, Map.of(), error, times), e -> settled.run());
     }
 
     /** Sends; {@code then} gets null when acknowledged, else the failure (already logged). */
@@ -93,9 +94,10 @@ final class ResultPublisher {
                 task.getTaskId(), task.getExecutionId(), task.getAttempt(), e);
     }
 
-    private byte[] encode(WorkerTaskRecord task, State state, Map<String, Object> outputs, String error) {
+    private byte[] encode(WorkerTaskRecord task, State state, Map<String, Object> outputs, String error,
+            WorkerTimes times) {
         TaskResultRecord record = CommandMapper.toRecord(new TaskResult(task.getExecutionId(), task.getTaskRunId(),
-                task.getAttempt(), state, outputs, error, workerId, Instant.now()));
+                task.getAttempt(), state, outputs, error, workerId, times, times == null ? Instant.now() : times.ended()));
         return Topics.RESULT_SERDE.encode(record);
     }
 }

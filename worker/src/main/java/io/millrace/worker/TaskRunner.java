@@ -14,6 +14,7 @@ import io.millrace.worker.task.TaskInvocation;
 import io.millrace.worker.task.TaskOutcome;
 import io.millrace.worker.task.TaskRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Objects;
@@ -78,8 +79,8 @@ final class TaskRunner implements PollLoop.Starter {
     }
 
     @Override
-    public void start(ConsumerRecord<String, byte[]> record, PollLoop.Slot slot) {
-        threads.execute(() -> run(record, slot));
+    public void start(ConsumerRecord<String, byte[]> record, Instant received, PollLoop.Slot slot) {
+        threads.execute(() -> run(record, received, slot));
     }
 
     /** Interrupts the attempts of a killed execution that run here. */
@@ -98,7 +99,8 @@ final class TaskRunner implements PollLoop.Starter {
         threads.shutdownNow();
     }
 
-    private void run(ConsumerRecord<String, byte[]> record, PollLoop.Slot slot) {
+    private void run(ConsumerRecord<String, byte[]> record, Instant received, PollLoop.Slot slot) {
+        Instant started = Instant.now();
         WorkerTaskRecord task;
         try {
             task = Topics.TASK_SERDE.decode(record.value());
@@ -112,7 +114,8 @@ final class TaskRunner implements PollLoop.Starter {
         services.metrics().started(task.getTaskType(),
                 System.currentTimeMillis() - task.getDispatchedAt().toEpochMilli());
         var taskSecrets = new TaskSecrets(secrets);
-        var attempt = new Attempt(task, logs.attempt(task, taskSecrets), taskSecrets, services, () -> slot.done(true));
+        var attempt = new Attempt(task, received, started, logs.attempt(task, taskSecrets), taskSecrets, services,
+                () -> slot.done(true));
         running.computeIfAbsent(task.getExecutionId(), id -> ConcurrentHashMap.newKeySet()).add(attempt);
         attempt.beatEvery(heartbeatPeriodMillis(task));
         TaskOutcome outcome;

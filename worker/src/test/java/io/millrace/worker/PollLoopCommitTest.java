@@ -45,7 +45,7 @@ class PollLoopCommitTest {
             super.commitSync(offsets, timeout);
         }
     };
-    private final PollLoop loop = new PollLoop(consumer, TOPIC, 8, (record, slot) -> slot.done(true), () -> { },
+    private final PollLoop loop = new PollLoop(consumer, TOPIC, 8, (record, received, slot) -> slot.done(true), () -> { },
             Duration.ofSeconds(1), clock::get);
     private final Thread thread = Thread.ofPlatform().name("poll-loop-test").start(loop);
 

@@ -12,6 +12,7 @@ import io.millrace.config.MillraceConfig;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.execution.State;
+import io.millrace.core.execution.WorkerTimes;
 import io.millrace.core.flow.TaskTypes;
 import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.TopicAdmin;
@@ -301,6 +302,16 @@ class WorkerTest {
             List<Instant> ends = List.of(ids).stream().map(id -> finalResult(all, id))
                     .peek(r -> assertThat(r.state()).isEqualTo(State.SUCCESS)).map(TaskResult::at).sorted().toList();
             assertThat(ends.getLast()).isAfterOrEqualTo(ends.getFirst().plusMillis(300));
+
+            // and: each result says when the worker received, started and ended it, the nap between the last two
+            for (String id : ids) {
+                TaskResult result = finalResult(all, id);
+                WorkerTimes times = result.worker();
+                assertThat(times).as("the worker's times of %s", id).isNotNull();
+                assertThat(times.received()).isBeforeOrEqualTo(times.started());
+                assertThat(Duration.between(times.started(), times.ended())).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+                assertThat(result.at()).isEqualTo(times.ended());
+            }
         }
     }
 

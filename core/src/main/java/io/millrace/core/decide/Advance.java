@@ -106,7 +106,7 @@ final class Advance {
         TaskDef task = flow.task(run.taskId()).orElse(null);
         if (!(task instanceof Flowable flowable)) {
             life.end(run, task, State.FAILED, Map.of(), "Expected '" + run.taskId() + "' to be a flowable of the flow, "
-                    + "but it is not");
+                    + "but it is not", null);
             return;
         }
         if (parts.behaviours().of(flowable).holds(flowable, run) && flowable instanceof Pause pause) {
@@ -128,7 +128,7 @@ final class Advance {
                 step.effect(new Effect.CancelTimer(Timers.timeout(step.executionId(), run, flowable)));
             }
             life.skipReset(run.id());
-            life.end(run, flowable, state, outputs, state.isFailure() ? error : null);
+            life.end(run, flowable, state, outputs, state.isFailure() ? error : null, null);
         }
     }
 

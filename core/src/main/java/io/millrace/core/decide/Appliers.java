@@ -34,7 +34,8 @@ public final class Appliers {
 
     public Appliers() {
         register(ExecutionCreated.class, (e, s) -> s.putExecution(Execution.created(e.executionId(), e.namespace(),
-                e.flowId(), e.flowRevision(), e.inputs(), e.labels(), e.trigger(), e.lineage(), e.at())));
+                e.flowId(), e.flowRevision(), e.inputs(), e.labels(), e.trigger(), e.lineage(), e.requestedAt(),
+                e.at())));
         register(ExecutionStateChanged.class, (e, s) -> update(s, x -> x.transition(e.state(), e.at())));
         register(ExecutionCompleted.class, (e, s) ->
                 update(s, x -> x.transition(e.state(), e.at()).withResult(e.outputs(), e.error())));
@@ -55,7 +56,7 @@ public final class Appliers {
         register(TaskRunAttemptEnded.class, (e, s) -> updateRun(s, e.taskRunId(),
                 run -> run.updateAttempt(e.attempt(), a -> a.ended(e.state(), e.at(), e.reason(), true))));
         register(TaskRunRetrying.class, (e, s) -> updateRun(s, e.taskRunId(), run -> run
-                .updateAttempt(e.attempt(), a -> a.ended(State.FAILED, e.at(), e.error(), false))
+                .updateAttempt(e.attempt(), a -> a.ended(State.FAILED, e.at(), e.error(), false, e.worker()))
                 .transition(State.RETRYING, e.at())
                 .withError(e.error())));
         register(TaskRunReset.class, (e, s) -> {
@@ -94,7 +95,7 @@ public final class Appliers {
     private static TaskRun endRunningAttempt(TaskRun run, State state, TaskRunCompleted e) {
         return run.currentAttempt()
                 .filter(a -> !a.state().isTerminal())
-                .map(a -> run.updateAttempt(a.number(), x -> x.ended(state, e.at(), e.error(), false)))
+                .map(a -> run.updateAttempt(a.number(), x -> x.ended(state, e.at(), e.error(), false, e.worker())))
                 .orElse(run);
     }
 

@@ -116,6 +116,6 @@ final class CreateHandler implements CommandHandler<CreateExecution> {
             DecisionContext context) {
         return new ExecutionCreated(create.executionId(), flow.namespace(), flow.id(), flow.revision(), inputs,
                 flow.executionLabels(create.labels(), create.executionId()), create.trigger(), create.lineage(),
-                context.now());
+                create.requestedAt(), context.now());
     }
 }

@@ -29,7 +29,7 @@ final class LeaseExpiredHandler implements TimerHandler {
                 return;
             }
             advance.life().complete(lost, State.FAILED, Map.of(),
-                    "Lost " + lost.lostAttempts() + " attempt(s) to workers that stopped answering");
+                    "Lost " + lost.lostAttempts() + " attempt(s) to workers that stopped answering", null);
         });
     }
 }

@@ -54,7 +54,7 @@ final class ResultHandler implements CommandHandler<TaskResult> {
             case SUCCESS, WARNING, FAILED -> {
                 step.effect(new Effect.CancelTimer(lease));
                 advance.life().end(run, advance.flow().task(run.taskId()).orElse(null), result.state(),
-                        result.outputs(), result.error());
+                        result.outputs(), result.error(), result.worker());
             }
             default -> step.reject(Rejection.Kind.INVALID, "Expected a worker result of RUNNING, SUCCESS, WARNING or "
                     + "FAILED, but got " + result.state());

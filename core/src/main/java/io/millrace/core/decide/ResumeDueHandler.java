@@ -24,7 +24,7 @@ final class ResumeDueHandler implements TimerHandler {
                 return;
             }
             advance.life().end(run, pause, State.FAILED, Map.of(), "Paused longer than its timeout of "
-                    + pause.timeout() + " without being resumed");
+                    + pause.timeout() + " without being resumed", null);
             Pausing.goOn(advance);
         });
     }

@@ -8,6 +8,7 @@ import io.millrace.core.event.TaskRunCompleted;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
+import io.millrace.core.execution.WorkerTimes;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.RetryPolicy;
 import io.millrace.core.flow.TaskDef;
@@ -29,8 +30,11 @@ final class RetryingExecutions {
     private RetryingExecutions() {
     }
 
-    /** Ends the execution RETRIED if {@code retry} allows another execution; false when it does not. */
-    static boolean retry(Advance advance, TaskRun failed, RetryPolicy retry, String error) {
+    /**
+     * Ends the execution RETRIED if {@code retry} allows another execution; false when it does not. {@code worker}: the
+     * times of the worker whose result failed the run, or null.
+     */
+    static boolean retry(Advance advance, TaskRun failed, RetryPolicy retry, String error, WorkerTimes worker) {
         Instant now = advance.now();
         Execution execution = advance.step().execution();
         Instant at = Timers.nextExecutionAt(retry, execution, now);
@@ -40,7 +44,7 @@ final class RetryingExecutions {
         Step step = advance.step();
         String reason = "Task '" + failed.taskId() + "' failed and is retried as a new execution"
                 + (error == null ? "" : ": " + error);
-        step.emit(new TaskRunCompleted(failed.id(), State.RETRIED, Map.of(), error, now));
+        step.emit(new TaskRunCompleted(failed.id(), State.RETRIED, Map.of(), error, worker, now));
         for (TaskRun ancestor : advance.runs().ancestors(advance.runs().get(failed.id()))) {
             step.emit(new TaskRunCompleted(ancestor.id(), State.RETRIED, Map.of(), reason, now));
         }

@@ -9,6 +9,7 @@ import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.execution.TaskRuns;
+import io.millrace.core.execution.WorkerTimes;
 import io.millrace.core.expression.ExpressionException;
 import io.millrace.core.expression.Truth;
 import io.millrace.core.flow.Flowable;
@@ -54,18 +55,18 @@ final class RunLife {
         TaskRun run = runs().get(id);
         if (overLimit) {
             complete(run, State.FAILED, Map.of(), "Expected at most " + settings.maxTaskRuns()
-                    + " task runs in one execution (max-task-runs), but this one would be run " + runs().size());
+                    + " task runs in one execution (max-task-runs), but this one would be run " + runs().size(), null);
             return;
         }
         if (task.options().runIf() != null) {
             try {
                 String rendered = advance.render(task.options().runIf(), run, task);
                 if (!Truth.isTruthy(rendered)) {
-                    complete(run, State.SKIPPED, Map.of(), null);
+                    complete(run, State.SKIPPED, Map.of(), null, null);
                     return;
                 }
             } catch (ExpressionException e) {
-                complete(run, State.FAILED, Map.of(), "runIf: " + e.getMessage());
+                complete(run, State.FAILED, Map.of(), "runIf: " + e.getMessage(), null);
                 return;
             }
         }
@@ -98,21 +99,21 @@ final class RunLife {
     /**
      * Ends an attempt as it ended: a failure the task's retry policy allows to try again makes the run RETRYING until
      * a timer; otherwise the run ends, its state shaped by {@code warningOnRetry}, {@code allowFailure} and
-     * {@code allowWarning}.
+     * {@code allowWarning}. {@code worker}: the times of the worker whose result ended it, for the attempt (or null).
      */
-    void end(TaskRun run, TaskDef task, State state, Map<String, Object> outputs, String error) {
+    void end(TaskRun run, TaskDef task, State state, Map<String, Object> outputs, String error, WorkerTimes worker) {
         TaskOptions options = task == null ? TaskOptions.DEFAULTS : task.options();
         RetryPolicy retry = options.retry();
         Attempt current = run.currentAttempt().orElse(null);
         if (state == State.FAILED && retry != null && current != null
                 && retry.behavior() == RetryPolicy.Behavior.CREATE_NEW_EXECUTION) {
-            if (RetryingExecutions.retry(advance, run, retry, error)) {
+            if (RetryingExecutions.retry(advance, run, retry, error, worker)) {
                 return;
             }
         } else if (state == State.FAILED && retry != null && current != null) {
             Instant at = Timers.nextAttemptAt(retry, run, now);
             if (at != null) {
-                step.emit(new TaskRunRetrying(run.id(), current.number(), error, at, now));
+                step.emit(new TaskRunRetrying(run.id(), current.number(), error, at, worker, now));
                 step.effect(new Effect.ScheduleTimer(Timers.retry(step.executionId(), run.id(), current.number(), at)));
                 return;
             }
@@ -127,12 +128,12 @@ final class RunLife {
         if (ended == State.WARNING && options.allowWarning()) {
             ended = State.SUCCESS;
         }
-        complete(run, ended, outputs, error);
+        complete(run, ended, outputs, error, worker);
     }
 
     /** The run ends for good; its parent looks again at what to do. */
-    void complete(TaskRun run, State state, Map<String, Object> outputs, String error) {
-        step.emit(new TaskRunCompleted(run.id(), state, outputs, error, now));
+    void complete(TaskRun run, State state, Map<String, Object> outputs, String error, WorkerTimes worker) {
+        step.emit(new TaskRunCompleted(run.id(), state, outputs, error, worker, now));
         advance.touch(run.parentTaskRunId());
     }
 

@@ -36,7 +36,7 @@ final class SubflowEndedHandler implements CommandHandler<SubflowEnded> {
                     ? (notice.state() == State.KILLED ? State.FAILED : notice.state()) : State.SUCCESS;
             String error = notice.error() != null ? notice.error() : state == State.FAILED
                     ? "Subflow execution " + notice.childExecutionId() + " ended " + notice.state() : null;
-            advance.life().end(run, task, state, outputs, error);
+            advance.life().end(run, task, state, outputs, error, null);
         });
     }
 }

@@ -101,7 +101,7 @@ final class Subflows {
         try {
             create = start(step.execution(), step.state(), advance.flow(), run, task, advance.now());
         } catch (Scope.Failure e) {
-            advance.life().end(run, task, State.FAILED, Map.of(), e.getMessage());
+            advance.life().end(run, task, State.FAILED, Map.of(), e.getMessage(), null);
             return;
         }
         step.effect(new Effect.SendCommand(create));
@@ -109,7 +109,7 @@ final class Subflows {
             step.effect(new Effect.ScheduleTimer(Timers.timeout(step.executionId(), run, task)));
         }
         if (!task.waits()) {
-            advance.life().complete(run, State.SUCCESS, Map.of(EXECUTION_ID, create.executionId()), null);
+            advance.life().complete(run, State.SUCCESS, Map.of(EXECUTION_ID, create.executionId()), null, null);
         }
     }
 

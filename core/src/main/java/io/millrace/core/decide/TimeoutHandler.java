@@ -25,7 +25,8 @@ final class TimeoutHandler implements TimerHandler {
             }
             if (!advance.life().killInside(run, "Timeout of '" + run.taskId() + "' after " + task.options().timeout())) {
                 advance.life().skipReset(run.id()); // runs a retry reset that its walk did not reach (held by a pause)
-                advance.life().end(run, task, State.FAILED, Map.of(), "Timeout after " + task.options().timeout());
+                advance.life().end(run, task, State.FAILED, Map.of(), "Timeout after " + task.options().timeout(),
+                        null);
             }
         });
     }

@@ -6,6 +6,7 @@ import io.millrace.core.execution.Maps;
 import java.time.Instant;
 import java.util.Map;
 
+/** An execution began; {@code requestedAt} is when its start was asked for (the create's time; null: not known). */
 public record ExecutionCreated(
         String executionId,
         String namespace,
@@ -15,6 +16,7 @@ public record ExecutionCreated(
         Map<String, String> labels,
         ExecutionTrigger trigger,
         Lineage lineage,
+        Instant requestedAt,
         Instant at) implements Event {
 
     public ExecutionCreated {

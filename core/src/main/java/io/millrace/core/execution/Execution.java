@@ -10,7 +10,8 @@ import java.util.Optional;
  * Its task runs are one {@link TaskRuns} container that appliers change in place (so an event never copies every
  * run) and that every value derived from this one shares: an Execution is the current state, not a value to keep
  * across events. Task outputs are kept apart (see {@link TaskRun}); flow-level {@code outputs} are set once, at the end.
- * {@code trigger} says which of the flow's triggers started it, null when none did.
+ * {@code trigger} says which of the flow's triggers started it, null when none did. {@code requestedAt}: when its start
+ * was asked for (the create's time, on the clock of whoever sent it), null when not known.
  */
 public record Execution(
         String id,
@@ -25,7 +26,8 @@ public record Execution(
         TaskRuns runs,
         Map<String, Object> outputs,
         String error,
-        Lineage lineage) {
+        Lineage lineage,
+        Instant requestedAt) {
 
     public Execution {
         lineage = lineage == null ? Lineage.FIRST : lineage;
@@ -39,26 +41,26 @@ public record Execution(
             Map<String, String> labels, ExecutionTrigger trigger, State state, List<StateHistory> histories,
             List<TaskRun> taskRuns, Map<String, Object> outputs, String error) {
         this(id, namespace, flowId, flowRevision, inputs, labels, trigger, state, histories, TaskRuns.of(taskRuns), outputs,
-                error, Lineage.FIRST);
+                error, Lineage.FIRST, null);
     }
 
     /** A new execution no other one made, as it stands before it runs. */
     public static Execution created(String id, String namespace, String flowId, int flowRevision, Map<String, Object> inputs,
             Map<String, String> labels, ExecutionTrigger trigger, Instant at) {
-        return created(id, namespace, flowId, flowRevision, inputs, labels, trigger, Lineage.FIRST, at);
+        return created(id, namespace, flowId, flowRevision, inputs, labels, trigger, Lineage.FIRST, null, at);
     }
 
-    /** A new execution, as it stands before it runs. */
+    /** A new execution, as it stands before it runs, its start asked for at {@code requestedAt} (null: not known). */
     public static Execution created(String id, String namespace, String flowId, int flowRevision, Map<String, Object> inputs,
-            Map<String, String> labels, ExecutionTrigger trigger, Lineage lineage, Instant at) {
+            Map<String, String> labels, ExecutionTrigger trigger, Lineage lineage, Instant requestedAt, Instant at) {
         return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, State.CREATED,
-                List.of(new StateHistory(State.CREATED, at)), new TaskRuns(), null, null, lineage);
+                List.of(new StateHistory(State.CREATED, at)), new TaskRuns(), null, null, lineage, requestedAt);
     }
 
     /** This state as a value that later events do not change (its task runs copied): for checks and tools. */
     public Execution copy() {
         return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, state, histories, runs.copy(), outputs,
-                error, lineage);
+                error, lineage, requestedAt);
     }
 
     public Instant startDate() {
@@ -79,7 +81,7 @@ public record Execution(
             return this;
         }
         return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, next,
-                Lists.append(histories, new StateHistory(next, at)), runs, outputs, error, lineage);
+                Lists.append(histories, new StateHistory(next, at)), runs, outputs, error, lineage, requestedAt);
     }
 
     /** How many times the execution was restarted. */
@@ -100,6 +102,6 @@ public record Execution(
 
     public Execution withResult(Map<String, Object> flowOutputs, String failure) {
         return new Execution(id, namespace, flowId, flowRevision, inputs, labels, trigger, state, histories, runs,
-                flowOutputs, failure, lineage);
+                flowOutputs, failure, lineage, requestedAt);
     }
 }
