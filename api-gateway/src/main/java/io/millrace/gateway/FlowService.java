@@ -13,10 +13,12 @@ import io.millrace.serdes.avro.FlowRecord;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -28,9 +30,13 @@ final class FlowService {
     record Deployed(String namespace, String id, int revision) {
     }
 
-    /** The highest revision of a flow in the global store (the read model). */
+    /** The flows of the global store (the read model). */
     interface StoredFlows {
+        /** The highest revision of a flow. */
         Optional<FlowRecord> latest(String namespace, String id);
+
+        /** The latest revision of every flow not deleted, by namespace, then id. */
+        List<FlowRecord> latestOfEach();
     }
 
     private static final int PARSED_CACHE_SIZE = 256;
@@ -148,6 +154,37 @@ final class FlowService {
 
     private Optional<FlowRecord> latestRevision(String namespace, String id) {
         return overlay.latest(namespace, id, () -> stored.latest(namespace, id));
+    }
+
+    /**
+     * The flows the caller may see ({@code visible} namespaces), optionally of one {@code namespace} and those inside
+     * it, as Kestra's {@code GET /api/v1/flows/search}: {@code results} (namespace, id, revision, disabled, triggers,
+     * inputs) of the 1-based {@code page} of {@code size}, and the {@code total}.
+     */
+    ObjectNode search(String namespace, Predicate<String> visible, int page, int size) {
+        List<FlowRecord> found = stored.latestOfEach().stream()
+                .filter(f -> namespace == null || f.getNamespace().equals(namespace)
+                        || f.getNamespace().startsWith(namespace + "."))
+                .filter(f -> visible.test(f.getNamespace())).toList();
+        ObjectNode json = Json.MAPPER.createObjectNode();
+        ArrayNode results = json.putArray("results");
+        found.stream().skip((long) (page - 1) * size).limit(size).forEach(record -> results.add(describe(record)));
+        return json.put("total", found.size());
+    }
+
+    /** A flow's revision as the API shows it: its source, and what a form to start it needs. */
+    ObjectNode describe(FlowRecord record) {
+        Flow flow = parsed.computeIfAbsent(FlowMapper.key(record.getNamespace(), record.getId(), record.getRevision()),
+                k -> FlowMapper.fromRecord(record));
+        ObjectNode json = Json.MAPPER.createObjectNode().put("namespace", record.getNamespace()).put("id", record.getId())
+                .put("revision", record.getRevision()).put("disabled", flow.disabled());
+        ArrayNode inputs = json.putArray("inputs");
+        flow.inputs().forEach(input -> inputs.addObject().put("id", input.id()).put("type", input.type().name())
+                .put("required", input.required()).put("description", input.description())
+                .set("defaults", Json.MAPPER.valueToTree(input.defaults())));
+        ArrayNode triggers = json.putArray("triggers");
+        flow.triggers().forEach(trigger -> triggers.addObject().put("id", trigger.id()).put("type", trigger.type()));
+        return json.put("source", record.getSource());
     }
 
     /** The latest revision, parsed (and cached: executions of a flow need its inputs every time). */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.javalin.http.staticfiles.Location;
 import io.javalin.json.JavalinJackson;
 import io.millrace.config.ApiAccess;
 import io.millrace.serdes.Json;
@@ -38,13 +39,16 @@ import org.slf4j.LoggerFactory;
  * are bounded ({@link ApiAccess}: 413, 431, 429), and starts are refused while the executor is behind
  * ({@link Admission}: 503 with {@code Retry-After}). A write ({@code POST}, {@code PUT}) but a webhook's declares JSON
  * or YAML ({@link WriteTypes}: else 415); an open API answers this machine's pages alone ({@link LocalOnly}: else 403);
- * {@code cors-allowed-origins} lets the pages of other origins call it.
+ * {@code cors-allowed-origins} lets the pages of other origins call it. The web UI's files (docs/ui.md) are served
+ * under /ui/, without a token: the UI calls this API as any client does.
  *
  * <pre>
+ * GET  /ui/...                                   the web UI (/ redirects to /ui/)
  * GET  /health                                   200 {"status":"UP"} | 503
  * POST /api/v1/flows                  (YAML)     200 {namespace,id,revision} | 400
  * POST /api/v1/flows/validate         (YAML)     200 [{index,namespace,flow,constraints}]   (nothing stored)
- * GET  /api/v1/flows/{namespace}/{id}            200 {namespace,id,revision,source} | 404
+ * GET  /api/v1/flows/{namespace}/{id}            200 {namespace,id,revision,disabled,inputs,triggers,source} | 404
+ * GET  /api/v1/flows/search?namespace=&page=&size=  200 {results: [as above], total}   (the namespaces one may see)
  * DELETE /api/v1/flows/{namespace}/{id}          204 | 404   (a revision that deletes it; its triggers stop)
  * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra; ?isOnKillCascade=false)
  * POST /api/v1/executions/{id}/pause             204 | 404 | 409 (not RUNNING)
@@ -113,6 +117,14 @@ final class HttpApi {
             });
             config.startupWatcherEnabled = false;
             config.jsonMapper(new JavalinJackson(Json.MAPPER, false));
+            // The UI: files of the jar, no build step, calling the API as any client does (no token needed to load it)
+            config.staticFiles.add(files -> {
+                files.hostedPath = "/ui";
+                files.directory = "/ui";
+                files.location = Location.CLASSPATH;
+                files.headers = Map.of("Cache-Control", "no-cache", "X-Content-Type-Options", "nosniff",
+                        "Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'");
+            });
             // No servlet timeout: every asynchronous answer ends by itself (wait timeout, producer timeouts).
             config.http.asyncTimeout = 0;
             config.http.maxRequestSize = access.maxRequestBytes();
@@ -155,6 +167,7 @@ final class HttpApi {
             }
         });
 
+        app.get("/", ctx -> ctx.redirect("/ui/"));
         app.get("/health", ctx -> {
             String why = problem.get();
             if (why == null) {
@@ -187,9 +200,12 @@ final class HttpApi {
             caller(ctx).require(Role.VIEWER, namespace, "to read a flow");
             FlowRecord flow = flows.latest(namespace, id)
                     .orElseThrow(() -> ApiException.notFound("Flow '" + namespace + "/" + id + "' not found"));
-            ctx.json(Json.MAPPER.createObjectNode().put("namespace", flow.getNamespace()).put("id", flow.getId())
-                    .put("revision", flow.getRevision()).put("source", flow.getSource()));
+            ctx.json(flows.describe(flow));
         });
+        app.get("/api/v1/flows/search", ctx -> ctx.json(flows.search(ctx.queryParam("namespace"),
+                namespace -> caller(ctx).may(Role.VIEWER, namespace),
+                ExecutionSearch.number(ctx.queryParamMap(), "page", 1, 1, Integer.MAX_VALUE),
+                ExecutionSearch.number(ctx.queryParamMap(), "size", 25, 1, ExecutionSearch.MAX_SIZE))));
 
         for (var method : List.of(io.javalin.http.HandlerType.GET, io.javalin.http.HandlerType.POST,
                 io.javalin.http.HandlerType.PUT)) {

@@ -1,6 +1,7 @@
 package io.millrace.gateway;
 
 import io.millrace.config.MillraceConfig;
+import io.millrace.core.flow.Flow;
 import io.millrace.serdes.AvroSerde;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.Topics;
@@ -96,6 +97,34 @@ final class ReadModel implements AutoCloseable {
                 undecodable.skipped(Undecodable.Kind.FLOWS, namespace + "/" + id, e);
                 return Optional.empty();
             }
+        });
+    }
+
+    /**
+     * The latest revision of every flow in the store, deleted ones left out, in key order (namespace, then id). A
+     * revision that does not decode is counted and ends the list there.
+     */
+    List<FlowRecord> latestFlows() {
+        return query(() -> {
+            var latest = new ArrayList<FlowRecord>();
+            FlowRecord last = null;
+            try (KeyValueIterator<String, FlowRecord> all = this.<FlowRecord>store(ReadModelTopology.FLOWS_STORE).all()) {
+                while (all.hasNext()) {
+                    FlowRecord flow = all.next().value;
+                    if (last != null && !(last.getNamespace().equals(flow.getNamespace())
+                            && last.getId().equals(flow.getId())) && !last.getDeleted()) {
+                        latest.add(last);
+                    }
+                    last = flow;
+                }
+            } catch (SerializationException e) {
+                undecodable.skipped(Undecodable.Kind.FLOWS, "a flow after " + (last == null ? "none" : Flow.key(
+                        last.getNamespace(), last.getId())), e);
+            }
+            if (last != null && !last.getDeleted()) {
+                latest.add(last);
+            }
+            return latest;
         });
     }
 

@@ -3,8 +3,12 @@ package io.millrace.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.millrace.core.flow.FlowParser;
+import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.Topics;
+import io.millrace.serdes.avro.FlowRecord;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -20,8 +24,43 @@ class FlowServiceTest {
     private final MockProducer<String, byte[]> producer =
             new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
     private final List<Set<String>> ensuredGroups = new ArrayList<>();
-    private final FlowService flows = new FlowService((namespace, id) -> Optional.empty(), new FlowOverlay(),
-            new Publisher(producer, new Topics("t."), 1_000_000), Clock.systemUTC(), ensuredGroups::add);
+    /** What the read model holds: the latest revision of each flow. */
+    private final List<FlowRecord> stored = new ArrayList<>();
+    private final FlowService flows = new FlowService(new FlowService.StoredFlows() {
+        @Override
+        public Optional<FlowRecord> latest(String namespace, String id) {
+            return Optional.empty();
+        }
+
+        @Override
+        public List<FlowRecord> latestOfEach() {
+            return stored;
+        }
+    }, new FlowOverlay(), new Publisher(producer, new Topics("t."), 1_000_000), Clock.systemUTC(), ensuredGroups::add);
+
+    @Test
+    void shouldFindTheFlowsOfANamespaceAndThoseInsideItThatTheCallerMaySee() throws Exception {
+        // given
+        for (String namespace : List.of("company", "company.team", "company.teammates", "other")) {
+            stored.add(FlowMapper.toRecord(new FlowParser().parse("id: f\nnamespace: " + namespace + "\ninputs:\n"
+                    + "  - {id: n, type: INT, defaults: 3}\ntasks:\n  - {id: a, type: log, message: one}\n"),
+                    Instant.EPOCH));
+        }
+
+        // when
+        var found = flows.search("company.team", namespace -> true, 1, 25);
+        var visible = flows.search(null, namespace -> !namespace.equals("other"), 1, 2);
+
+        // then
+        assertThat(found.path("total").asInt()).isEqualTo(1);
+        var flow = found.path("results").get(0);
+        assertThat(flow.path("namespace").asText()).isEqualTo("company.team");
+        assertThat(flow.path("inputs").get(0).path("type").asText()).isEqualTo("INT");
+        assertThat(flow.path("inputs").get(0).path("defaults").asInt()).isEqualTo(3);
+        assertThat(flow.path("source").asText()).contains("namespace: company.team");
+        assertThat(visible.path("total").asInt()).isEqualTo(3);
+        assertThat(visible.path("results")).hasSize(2);
+    }
 
     @Test
     void shouldNumberRevisionsAndKeepTheRevisionOfAnIdenticalSource() {

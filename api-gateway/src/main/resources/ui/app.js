@@ -1,0 +1,401 @@
+// Millrace's UI: hash routes (#/executions, #/executions/ID, #/flows, #/flows/NAMESPACE/ID, #/flows/new), each a view
+// drawn from the public REST API alone. No build step: ES modules served by the gateway.
+import {api, ApiError, follow, signIn, signOut, text, token} from './api.js';
+
+const STATES = ['CREATED', 'RUNNING', 'PAUSED', 'KILLING', 'SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'RETRYING'];
+const TERMINAL = new Set(['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'SKIPPED', 'RETRIED', 'CANCELLED']);
+const LIST_EVERY_MS = 2000;
+const ROW_PX = 24;
+
+const main = document.getElementById('main');
+let dispose = () => {};
+
+const PROPERTIES = new Set(['value', 'checked', 'selected', 'style']);
+
+/** An element: {@code attrs} as attributes (on…: listeners), children appended (strings as text, never HTML). */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
+    else if (PROPERTIES.has(key)) el[key] = value;
+    else el.setAttribute(key, value === true ? '' : value);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child !== null && child !== undefined && child !== false) el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+function badge(state) {
+  return h('span', {class: 'state state-' + state.toLowerCase()}, state);
+}
+
+function toast(message) {
+  const el = document.getElementById('toast');
+  el.textContent = message;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => (el.textContent = ''), 6000);
+}
+
+function duration(iso) {
+  const m = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?$/.exec(iso || '');
+  if (!m) return iso || '';
+  const s = (+m[1] || 0) * 3600 + (+m[2] || 0) * 60 + (+m[3] || 0);
+  return s < 1 ? Math.round(s * 1000) + ' ms' : s < 60 ? s.toFixed(2) + ' s' : Math.floor(s / 60) + ' min ' + Math.round(s % 60) + ' s';
+}
+
+function when(iso) {
+  return iso ? new Date(iso).toLocaleString() : '';
+}
+
+function query(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+  const s = q.toString();
+  return s ? '?' + s : '';
+}
+
+function show(...nodes) {
+  main.replaceChildren(...nodes);
+}
+
+/** A failed call: the sign-in form on 401, else the API's message. */
+function failed(e) {
+  if (e instanceof ApiError && e.status === 401) {
+    signInView();
+    return;
+  }
+  toast(e.message);
+}
+
+// --- sign-in --------------------------------------------------------------------------------------------------
+
+function signInView() {
+  dispose();
+  dispose = () => {};
+  const input = h('input', {id: 'token', type: 'password', autocomplete: 'current-password', required: true});
+  show(h('h1', {}, 'Sign in'),
+    h('form', {class: 'card', onsubmit: (e) => {
+      e.preventDefault();
+      signIn(input.value.trim());
+      route();
+    }},
+    h('p', {}, 'This gateway asks for a token. It is kept for this tab only.'),
+    h('label', {for: 'token'}, 'Token'), input, h('button', {type: 'submit'}, 'Sign in')));
+}
+
+// --- executions -----------------------------------------------------------------------------------------------
+
+function executionsView(params) {
+  const filters = {namespace: params.get('namespace') || '', flowId: params.get('flowId') || '',
+    state: params.get('state') || '', page: params.get('page') || '1'};
+  const field = (name, label) => [h('label', {for: 'f-' + name}, label),
+    h('input', {id: 'f-' + name, name, value: filters[name]})];
+  const state = h('select', {id: 'f-state', name: 'state'}, h('option', {value: ''}, 'any'),
+    STATES.map((s) => h('option', {value: s, selected: s === filters.state}, s)));
+  const form = h('form', {class: 'filters', role: 'search', onsubmit: (e) => {
+    e.preventDefault();
+    const data = Object.fromEntries(new FormData(form));
+    location.hash = '#/executions' + query({...data, page: ''});
+  }}, field('namespace', 'Namespace'), field('flowId', 'Flow'), h('label', {for: 'f-state'}, 'State'), state,
+  h('button', {type: 'submit'}, 'Filter'));
+  const body = h('tbody');
+  const total = h('p', {class: 'muted', id: 'total'});
+  const pager = h('nav', {class: 'pager', 'aria-label': 'Pages'});
+  show(h('h1', {}, 'Executions'), form, total,
+    h('table', {class: 'list'}, h('thead', {}, h('tr', {}, ['Id', 'Namespace', 'Flow', 'State', 'Started', 'Duration']
+      .map((c) => h('th', {scope: 'col'}, c)))), body), pager);
+
+  const load = async () => {
+    try {
+      const found = await api('/executions/search' + query({namespace: filters.namespace, flowId: filters.flowId,
+        state: filters.state, page: filters.page, size: '25'}));
+      body.replaceChildren(...found.results.map((x) => h('tr', {},
+        h('td', {}, h('a', {href: '#/executions/' + encodeURIComponent(x.id)}, x.id)),
+        h('td', {}, x.namespace), h('td', {}, h('a', {href: `#/flows/${x.namespace}/${x.flowId}`}, x.flowId)),
+        h('td', {}, badge(x.state.current)), h('td', {}, when(x.state.startDate)),
+        h('td', {}, duration(x.state.duration)))));
+      total.textContent = found.total + ' execution' + (found.total === 1 ? '' : 's');
+      const page = +filters.page;
+      const pages = Math.max(1, Math.ceil(found.total / 25));
+      const to = (p) => '#/executions' + query({...filters, page: String(p)});
+      pager.replaceChildren(page > 1 ? h('a', {href: to(page - 1)}, '‹ Newer') : '', ` Page ${page} of ${pages} `,
+        page < pages ? h('a', {href: to(page + 1)}, 'Older ›') : '');
+    } catch (e) {
+      failed(e);
+    }
+  };
+  load();
+  const timer = setInterval(load, LIST_EVERY_MS);
+  return () => clearInterval(timer);
+}
+
+function executionView(id) {
+  const head = h('div');
+  const actions = h('div', {class: 'actions'});
+  const breakdown = h('dl', {class: 'breakdown'});
+  const details = h('div', {class: 'details'});
+  const gantt = h('div', {class: 'gantt', tabindex: 0, 'aria-label': 'Task runs over time'});
+  const level = h('select', {id: 'log-level'}, ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']
+    .map((l) => h('option', {value: l, selected: l === 'INFO'}, l)));
+  const task = h('input', {id: 'log-task', placeholder: 'task id'});
+  const logs = h('pre', {class: 'logs', id: 'logs', 'aria-live': 'off'});
+  const lines = [];
+  const download = h('button', {type: 'button', onclick: async () => {
+    try {
+      const blob = new Blob([await text(`/logs/${encodeURIComponent(id)}/download`)], {type: 'text/plain'});
+      h('a', {href: URL.createObjectURL(blob), download: id + '.log'}).click();
+    } catch (e) {
+      failed(e);
+    }
+  }}, 'Download');
+  const levels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+  const drawLogs = () => {
+    const min = levels.indexOf(level.value);
+    logs.textContent = lines.filter((l) => levels.indexOf(l.level) >= min && (!task.value || l.taskId === task.value))
+      .map((l) => `${l.timestamp} ${l.level.padEnd(5)} ${l.taskId || ''} ${l.message}`).join('\n');
+  };
+  level.addEventListener('change', drawLogs);
+  task.addEventListener('input', drawLogs);
+  show(head, actions, h('h2', {}, 'Task runs'), gantt, h('h2', {}, 'Where the time went'), breakdown, details,
+    h('h2', {}, 'Logs'), h('div', {class: 'filters'}, h('label', {for: 'log-level'}, 'Level'), level,
+      h('label', {for: 'log-task'}, 'Task'), task, download), logs);
+
+  let latest = null;
+  const act = (label, path, body = {}) => h('button', {type: 'button', onclick: async () => {
+    try {
+      const answer = await api(`/executions/${encodeURIComponent(id)}/${path}`, {method: 'POST', body});
+      toast(label + ': asked');
+      if (answer && answer.id && answer.id !== id) location.hash = '#/executions/' + encodeURIComponent(answer.id);
+    } catch (e) {
+      failed(e);
+    }
+  }}, label);
+  const render = (x) => {
+    latest = x;
+    const current = x.state.current;
+    head.replaceChildren(h('h1', {}, 'Execution ', h('code', {}, x.id)),
+      h('p', {}, h('a', {href: `#/flows/${x.namespace}/${x.flowId}`}, `${x.namespace}.${x.flowId}`),
+        ` revision ${x.flowRevision} · `, badge(current), ` · started ${when(x.state.startDate)} · `,
+        duration(x.state.duration)),
+      x.error ? h('p', {class: 'error'}, x.error) : '');
+    actions.replaceChildren(
+      !TERMINAL.has(current) ? act('Kill', 'kill') : '',
+      current === 'FAILED' || current === 'KILLED' ? act('Restart', 'restart') : '',
+      current === 'PAUSED' ? act('Resume', 'resume') : '');
+    breakdown.replaceChildren(...Object.entries(x.breakdown || {}).flatMap(([k, v]) => [h('dt', {}, k),
+      h('dd', {}, duration(v))]));
+    details.replaceChildren(
+      h('h2', {}, 'Inputs'), h('pre', {}, JSON.stringify(x.inputs, null, 2)),
+      h('h2', {}, 'Labels'), h('pre', {}, (x.labels || []).map((l) => l.key + ': ' + l.value).join('\n')),
+      h('h2', {}, 'Outputs'), h('pre', {}, JSON.stringify(x.outputs, null, 2)));
+    drawGantt();
+  };
+  // Only the rows in view are drawn: an execution of 10,000 runs scrolls as one of ten.
+  const drawGantt = () => {
+    if (!latest) return;
+    const runs = latest.taskRunList;
+    const start = Date.parse(latest.state.startDate);
+    const end = Math.max(start + 1, ...runs.map((r) => Date.parse(r.state.endDate || new Date().toISOString())),
+      Date.parse(latest.state.endDate || new Date().toISOString()));
+    const span = end - start;
+    const first = Math.max(0, Math.floor(gantt.scrollTop / ROW_PX) - 5);
+    const last = Math.min(runs.length, first + Math.ceil(gantt.clientHeight / ROW_PX) + 10);
+    const rows = [];
+    for (let i = first; i < last; i++) {
+      const r = runs[i];
+      const from = Date.parse(r.state.startDate);
+      const to = Date.parse(r.state.endDate || new Date().toISOString());
+      const left = ((from - start) / span) * 100;
+      const width = Math.max(0.3, ((to - from) / span) * 100);
+      const attempts = r.attempts.length > 1 ? ` (${r.attempts.length} attempts)` : '';
+      rows.push(h('div', {class: 'row', style: `top:${i * ROW_PX}px`},
+        h('span', {class: 'label', title: r.id}, r.taskId + (r.value ? ` [${r.value}]` : '') + attempts),
+        h('span', {class: 'track'}, h('span', {class: 'bar state-' + r.state.current.toLowerCase(),
+          style: `left:${left}%;width:${width}%`, title: `${r.taskId}: ${r.state.current}, ${duration(r.state.duration)}`}))));
+    }
+    gantt.replaceChildren(h('div', {class: 'rows', style: `height:${runs.length * ROW_PX}px`}, rows));
+  };
+  gantt.addEventListener('scroll', drawGantt);
+
+  // The stream ends with the execution; a restart or a resume (from here or elsewhere) is seen by looking again
+  // every few seconds, and followed again.
+  let stopExecution = () => {};
+  let looking = 0;
+  const watch = () => {
+    stopExecution = follow(`/executions/${encodeURIComponent(id)}/follow`, (name, data) => {
+      if (name === 'error') toast(data);
+      else render(JSON.parse(data));
+    }, (e) => {
+      if (e) {
+        failed(e);
+        return;
+      }
+      looking = setInterval(async () => {
+        try {
+          const x = await api(`/executions/${encodeURIComponent(id)}`);
+          if (latest && x.state.histories.length === latest.state.histories.length) return;
+          render(x);
+          if (!TERMINAL.has(x.state.current)) {
+            clearInterval(looking);
+            watch();
+          }
+        } catch (err) {
+          failed(err);
+        }
+      }, LIST_EVERY_MS);
+    });
+  };
+  watch();
+  const stopLogs = follow(`/logs/${encodeURIComponent(id)}/follow`, (name, data) => {
+    if (name !== 'message') return;
+    lines.push(JSON.parse(data));
+    drawLogs();
+  }, (e) => e && failed(e));
+  return () => {
+    stopExecution();
+    clearInterval(looking);
+    stopLogs();
+  };
+}
+
+// --- flows ----------------------------------------------------------------------------------------------------
+
+function flowsView(params) {
+  const namespace = params.get('namespace') || '';
+  const input = h('input', {id: 'f-namespace', name: 'namespace', value: namespace});
+  const body = h('tbody');
+  show(h('h1', {}, 'Flows'),
+    h('form', {class: 'filters', role: 'search', onsubmit: (e) => {
+      e.preventDefault();
+      location.hash = '#/flows' + query({namespace: input.value});
+    }}, h('label', {for: 'f-namespace'}, 'Namespace'), input, h('button', {type: 'submit'}, 'Filter'),
+    h('a', {class: 'button', href: '#/flows/new'}, 'New flow')),
+    h('table', {class: 'list'}, h('thead', {}, h('tr', {}, ['Namespace', 'Flow', 'Revision', 'Executions']
+      .map((c) => h('th', {scope: 'col'}, c)))), body));
+  api('/flows/search' + query({namespace, size: '100'})).then((found) => {
+    body.replaceChildren(...found.results.map((f) => h('tr', {},
+      h('td', {}, f.namespace), h('td', {}, h('a', {href: `#/flows/${f.namespace}/${f.id}`}, f.id)),
+      h('td', {}, f.revision),
+      h('td', {}, h('a', {href: '#/executions' + query({namespace: f.namespace, flowId: f.id})}, 'executions')))));
+  }).catch(failed);
+  return () => {};
+}
+
+const NEW_FLOW = `id: hello
+namespace: company.team
+inputs:
+  - id: name
+    type: STRING
+    defaults: world
+tasks:
+  - id: say
+    type: io.kestra.plugin.core.log.Log
+    message: "Hello {{ inputs.name }}"
+`;
+
+function flowView(namespace, id) {
+  const editor = h('textarea', {id: 'source', spellcheck: 'false', 'aria-label': 'Flow source (YAML)', rows: 24});
+  const problems = h('ul', {class: 'problems', id: 'problems', 'aria-live': 'polite'});
+  const status = h('p', {class: 'muted', id: 'flow-status'});
+  const execute = h('section', {id: 'execute'});
+  let timer = 0;
+  let checked = 0;
+  const validate = async () => {
+    const ask = ++checked;
+    try {
+      const results = await api('/flows/validate', {method: 'POST', body: editor.value, type: 'application/x-yaml'});
+      if (ask !== checked) return;
+      const all = results.filter((r) => r.constraints).flatMap((r) => r.constraints.split('\n'));
+      problems.replaceChildren(...all.map((p) => h('li', {class: 'error'}, p)));
+      status.textContent = all.length ? all.length + ' problem' + (all.length === 1 ? '' : 's') : 'Valid';
+    } catch (e) {
+      failed(e);
+    }
+  };
+  editor.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(validate, 300);
+  });
+  const deploy = h('button', {type: 'button', id: 'deploy', onclick: async () => {
+    try {
+      const flow = await api('/flows', {method: 'POST', body: editor.value, type: 'application/x-yaml'});
+      toast(`Deployed ${flow.namespace}.${flow.id}, revision ${flow.revision}`);
+      location.hash = `#/flows/${flow.namespace}/${flow.id}`;
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 400) {
+        problems.replaceChildren(...e.message.split('\n').map((p) => h('li', {class: 'error'}, p)));
+        status.textContent = 'Not deployed';
+      } else failed(e);
+    }
+  }}, 'Deploy');
+  show(h('h1', {}, id ? `${namespace}.${id}` : 'New flow'), status,
+    h('div', {class: 'editor'}, editor, h('div', {}, h('h2', {}, 'Problems'), problems)), deploy, execute);
+  if (!id) {
+    editor.value = NEW_FLOW;
+    validate();
+    return () => clearTimeout(timer);
+  }
+  api(`/flows/${namespace}/${id}`).then((flow) => {
+    editor.value = flow.source;
+    status.textContent = 'Revision ' + flow.revision;
+    execute.replaceChildren(executeForm(namespace, id, flow.inputs || []));
+  }).catch(failed);
+  return () => clearTimeout(timer);
+}
+
+/** A form for the flow's inputs, by type; submitting it starts an execution and opens it. */
+function executeForm(namespace, id, inputs) {
+  const fields = inputs.map((input) => {
+    const name = 'in-' + input.id;
+    const type = {INT: 'number', FLOAT: 'number', BOOLEAN: 'checkbox', DATE: 'date', DATETIME: 'datetime-local'}[input.type]
+      || 'text';
+    const field = h('input', {id: name, name: input.id, type, required: input.required && input.defaults == null,
+      step: input.type === 'FLOAT' ? 'any' : undefined});
+    if (type === 'checkbox') field.checked = input.defaults === true;
+    else if (input.defaults != null) field.value = String(input.defaults);
+    return [h('label', {for: name}, `${input.id} (${input.type}${input.required ? ', required' : ''})`), field];
+  });
+  const form = h('form', {class: 'card', id: 'execute-form', onsubmit: async (e) => {
+    e.preventDefault();
+    const values = {};
+    for (const input of inputs) {
+      const field = form.elements[input.id];
+      if (input.type === 'BOOLEAN') values[input.id] = field.checked;
+      else if (field.value !== '') values[input.id] = input.type === 'INT' || input.type === 'FLOAT' ? +field.value : field.value;
+    }
+    try {
+      const started = await api(`/executions/${namespace}/${id}`, {method: 'POST', body: {inputs: values}});
+      location.hash = '#/executions/' + encodeURIComponent(started.id);
+    } catch (err) {
+      failed(err);
+    }
+  }}, h('h2', {}, 'Execute'), fields, h('button', {type: 'submit', id: 'execute-button'}, 'Execute'));
+  return form;
+}
+
+// --- routing --------------------------------------------------------------------------------------------------
+
+function route() {
+  dispose();
+  dispose = () => {};
+  const [path, search] = (location.hash.slice(1) || '/executions').split('?');
+  const params = new URLSearchParams(search || '');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  document.querySelectorAll('[data-nav]').forEach((a) => a.toggleAttribute('aria-current', a.dataset.nav === parts[0]));
+  document.getElementById('sign-out').hidden = !token();
+  if (parts[0] === 'executions' && parts[1]) dispose = executionView(parts[1]);
+  else if (parts[0] === 'flows' && parts[1] === 'new') dispose = flowView(null, null);
+  else if (parts[0] === 'flows' && parts.length === 3) dispose = flowView(parts[1], parts[2]);
+  else if (parts[0] === 'flows') dispose = flowsView(params);
+  else dispose = executionsView(params);
+  document.title = 'Millrace · ' + (parts.slice(0, 3).join(' / ') || 'executions');
+}
+
+document.getElementById('sign-out').addEventListener('click', () => {
+  signOut();
+  route();
+});
+window.addEventListener('hashchange', route);
+route();

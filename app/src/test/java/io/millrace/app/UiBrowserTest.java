@@ -1,0 +1,237 @@
+package io.millrace.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.millrace.config.ConfigLoader;
+import io.millrace.config.MillraceConfig;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The UI in a real browser (Debian's headless Chromium, installed by bin/install-chromium) against a real standalone
+ * engine: a flow written in the editor (a validation error shown first), deployed, run from its execute form and
+ * watched to its end with its Gantt and logs; a long one killed from its page; the list filtered. Screenshots of each
+ * screen go to docs/img (docs/ui.md shows them), so the docs show the UI as it is.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class UiBrowserTest {
+    private static final Path SCREENSHOTS = Path.of("..", "docs", "img");
+    /** The axe-core WebJar's version (pom.xml's axe-core.version). */
+    private static final String AXE_VERSION = "4.6.3";
+    private static final String GREET = """
+            id: greet
+            namespace: ui.test
+            inputs:
+              - id: name
+                type: STRING
+                defaults: world
+            tasks:
+              - id: hello
+                type: io.kestra.plugin.core.log.Log
+                message: "Hello {{ inputs.name }}"
+              - id: answer
+                type: io.kestra.plugin.core.debug.Return
+                format: "{{ inputs.name | upper }}"
+            """;
+    private static final String BROKEN = """
+            id: broken
+            namespace: ui.test
+            tasks:
+              - id: fail
+                type: io.kestra.plugin.core.execution.Fail
+                errorMessage: always broken
+            """;
+    private static final String SLOW = """
+            id: slow
+            namespace: ui.test
+            tasks:
+              - id: nap
+                type: io.kestra.plugin.core.flow.Sleep
+                duration: PT60S
+            """;
+
+    @TempDir
+    static Path stateDir;
+    private Engine engine;
+    private WebDriver browser;
+    private WebDriverWait wait;
+    private String ui;
+    private String axe;
+
+    @BeforeAll
+    void startAnEngineAndABrowser() throws Exception {
+        Process install = new ProcessBuilder(Path.of("..", "bin", "install-chromium").toString()).inheritIO().start();
+        assertThat(install.waitFor(10, TimeUnit.MINUTES)).as("bin/install-chromium ended").isTrue();
+        assertThat(install.exitValue()).as("bin/install-chromium's exit code").isZero();
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("ui", stateDir, "port", "0"), null);
+        engine = Engine.start(config);
+        ui = "http://localhost:" + engine.port() + "/ui/";
+        var options = new ChromeOptions().setBinary(which("chromium"))
+                .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900");
+        var service = new ChromeDriverService.Builder().usingDriverExecutable(new File(which("chromedriver"))).build();
+        browser = new ChromeDriver(service, options);
+        wait = new WebDriverWait(browser, Duration.ofSeconds(30));
+        browser.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
+        try (var in = getClass().getResourceAsStream("/META-INF/resources/webjars/axe-core/" + AXE_VERSION + "/axe.min.js")) {
+            assertThat(in).as("axe-core " + AXE_VERSION + " on the test class path").isNotNull();
+            axe = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    @AfterAll
+    void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    @Test
+    void shouldWriteDeployRunWatchKillAndFindExecutionsInTheBrowser() throws Exception {
+        // given: the editor of a new flow, and a flow without tasks typed into it
+        browser.get(ui + "#/flows/new");
+        WebElement source = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("source")));
+        source.clear();
+        source.sendKeys("id: greet\nnamespace: ui.test\n");
+
+        // then: the API's validation shows the problem as it is typed
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("problems"), "tasks"));
+        assertThat(browser.findElement(By.id("flow-status")).getText()).contains("problem");
+
+        // when: the whole flow, deployed
+        type(source, GREET);
+        wait.until(ExpectedConditions.textToBe(By.id("flow-status"), "Valid"));
+        assertThat(browser.findElements(By.cssSelector("#problems li"))).isEmpty();
+        screenshot("ui-flow-editor.png");
+        browser.findElement(By.id("deploy")).click();
+
+        // then: the flow's page, with an execute form from its inputs
+        wait.until(ExpectedConditions.urlContains("#/flows/ui.test/greet"));
+        WebElement name = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("in-name")));
+        assertThat(name.getAttribute("value")).isEqualTo("world");
+
+        // when: run with an input
+        name.clear();
+        name.sendKeys("Ada");
+        browser.findElement(By.id("execute-button")).click();
+
+        // then: the execution's page follows it to its end: state, Gantt, breakdown, logs and outputs
+        wait.until(ExpectedConditions.urlContains("#/executions/"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "SUCCESS"));
+        assertThat(browser.findElements(By.cssSelector(".gantt .row"))).hasSize(2);
+        assertThat(browser.findElements(By.cssSelector(".gantt .bar.state-success"))).hasSize(2);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("logs"), "Hello Ada"));
+        assertThat(browser.findElement(By.cssSelector(".breakdown")).getText()).contains("running", "total");
+        assertThat(browser.findElement(By.cssSelector(".details")).getText()).contains("\"name\": \"Ada\"");
+        assertThat(browser.findElements(By.xpath("//button[text()='Kill']"))).isEmpty();
+        screenshot("ui-execution.png");
+
+        // when: a long execution, killed from its page
+        runNew(SLOW, "slow");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "RUNNING"));
+        wait.until(ExpectedConditions.elementToBeClickable(By.xpath("//button[text()='Kill']"))).click();
+
+        // then
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "KILLED"));
+
+        // when: a failed execution, restarted from its page
+        runNew(BROKEN, "broken");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "FAILED"));
+        assertThat(browser.findElement(By.cssSelector("p.error")).getText()).contains("always broken");
+        wait.until(ExpectedConditions.elementToBeClickable(By.xpath("//button[text()='Restart']"))).click();
+
+        // then: its failed run tried again, a second attempt in the Gantt
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".gantt"), "fail (2 attempts)"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "FAILED"));
+
+        // when: the list, filtered by flow
+        browser.get(ui + "#/executions");
+        WebElement flow = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("f-flowId")));
+        flow.sendKeys("greet");
+        browser.findElement(By.cssSelector("form.filters button")).click();
+
+        // then: only the flow's execution, and its own link
+        wait.until(ExpectedConditions.urlContains("flowId=greet"));
+        wait.until(ExpectedConditions.textToBe(By.id("total"), "1 execution"));
+        List<WebElement> rows = browser.findElements(By.cssSelector("table.list tbody tr"));
+        assertThat(rows).hasSize(1);
+        assertThat(rows.getFirst().getText()).contains("greet", "SUCCESS");
+        browser.get(ui + "#/executions");
+        wait.until(ExpectedConditions.textToBe(By.id("total"), "3 executions"));
+        screenshot("ui-executions.png");
+
+        // and: the flows list
+        browser.get(ui + "#/flows");
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("table.list tbody tr"), 3));
+        screenshot("ui-flows.png");
+    }
+
+    /** Deploys {@code source} from the editor and runs it from its execute form, which opens the execution. */
+    private void runNew(String source, String id) {
+        browser.get(ui + "#/flows/new");
+        type(wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("source"))), source);
+        wait.until(ExpectedConditions.textToBe(By.id("flow-status"), "Valid"));
+        browser.findElement(By.id("deploy")).click();
+        wait.until(ExpectedConditions.urlContains("#/flows/ui.test/" + id));
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("execute-button"))).click();
+        wait.until(ExpectedConditions.urlContains("#/executions/"));
+    }
+
+    /** Replaces a text area's text as a paste would, firing its input event. */
+    private void type(WebElement area, String text) {
+        ((JavascriptExecutor) browser).executeScript(
+                "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));", area, text);
+    }
+
+    /**
+     * The screen as its screenshot {@code name}, checked with axe-core's rules first: no violation that axe rates
+     * serious or critical.
+     */
+    @SuppressWarnings("unchecked")
+    private void screenshot(String name) throws Exception {
+        var js = (JavascriptExecutor) browser;
+        js.executeScript(axe);
+        var violations = (List<Map<String, Object>>) js.executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations
+                    .filter(v => v.impact === 'serious' || v.impact === 'critical')
+                    .map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.html).slice(0, 3)}))));
+                """);
+        assertThat(violations).as("serious or critical accessibility violations on " + name).isEmpty();
+        Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
+        Files.createDirectories(SCREENSHOTS);
+        Files.copy(shot, SCREENSHOTS.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static String which(String command) throws Exception {
+        Process which = new ProcessBuilder("sh", "-c", "command -v " + command).start();
+        String path = new String(which.getInputStream().readAllBytes()).trim();
+        assertThat(which.waitFor()).as(command + " on the PATH").isZero();
+        return path;
+    }
+}
