@@ -102,8 +102,9 @@ function executionsView(params) {
   h('button', {type: 'submit'}, 'Filter'));
   const body = h('tbody');
   const total = h('p', {class: 'muted', id: 'total'});
+  const counts = h('nav', {class: 'counts', id: 'counts', 'aria-label': 'Counts by state'});
   const pager = h('nav', {class: 'pager', 'aria-label': 'Pages'});
-  show(h('h1', {}, 'Executions'), form, total,
+  show(h('h1', {}, 'Executions'), form, counts, total,
     h('table', {class: 'list'}, h('thead', {}, h('tr', {}, ['Id', 'Namespace', 'Flow', 'State', 'Started', 'Duration']
       .map((c) => h('th', {scope: 'col'}, c)))), body), pager);
 
@@ -117,6 +118,9 @@ function executionsView(params) {
         h('td', {}, badge(x.state.current)), h('td', {}, when(x.state.startDate)),
         h('td', {}, duration(x.state.duration)))));
       total.textContent = found.total + ' execution' + (found.total === 1 ? '' : 's');
+      counts.replaceChildren(...Object.entries(found.counts || {}).map(([s, n]) => h('a', {
+        href: '#/executions' + query({...filters, state: s === filters.state ? '' : s, page: ''}),
+        'aria-current': s === filters.state ? 'true' : null}, badge(s), ' ' + n)));
       const page = +filters.page;
       const pages = Math.max(1, Math.ceil(found.total / 25));
       const to = (p) => '#/executions' + query({...filters, page: String(p)});
@@ -134,6 +138,7 @@ function executionsView(params) {
 function executionView(id) {
   const head = h('div');
   const actions = h('div', {class: 'actions'});
+  const resume = h('section', {id: 'resume'});
   const breakdown = h('dl', {class: 'breakdown'});
   const details = h('div', {class: 'details'});
   const gantt = h('div', {class: 'gantt', tabindex: 0, 'aria-label': 'Task runs over time'});
@@ -158,11 +163,12 @@ function executionView(id) {
   };
   level.addEventListener('change', drawLogs);
   task.addEventListener('input', drawLogs);
-  show(head, actions, h('h2', {}, 'Task runs'), gantt, h('h2', {}, 'Where the time went'), breakdown, details,
+  show(head, actions, resume, h('h2', {}, 'Task runs'), gantt, h('h2', {}, 'Where the time went'), breakdown, details,
     h('h2', {}, 'Logs'), h('div', {class: 'filters'}, h('label', {for: 'log-level'}, 'Level'), level,
       h('label', {for: 'log-task'}, 'Task'), task, download), logs);
 
   let latest = null;
+  let pausedAt = null;
   const act = (label, path, body = {}) => h('button', {type: 'button', onclick: async () => {
     try {
       const answer = await api(`/executions/${encodeURIComponent(id)}/${path}`, {method: 'POST', body});
@@ -182,8 +188,14 @@ function executionView(id) {
       x.error ? h('p', {class: 'error'}, x.error) : '');
     actions.replaceChildren(
       !TERMINAL.has(current) ? act('Kill', 'kill') : '',
-      current === 'FAILED' || current === 'KILLED' ? act('Restart', 'restart') : '',
-      current === 'PAUSED' ? act('Resume', 'resume') : '');
+      current === 'FAILED' || current === 'KILLED' ? act('Restart', 'restart') : '');
+    if (current !== 'PAUSED') {
+      resume.replaceChildren();
+      pausedAt = null;
+    } else if (pausedAt !== x.state.histories.length) { // a form being filled stays as it is
+      pausedAt = x.state.histories.length;
+      resumeForm(x);
+    }
     breakdown.replaceChildren(...Object.entries(x.breakdown || {}).flatMap(([k, v]) => [h('dt', {}, k),
       h('dd', {}, duration(v))]));
     details.replaceChildren(
@@ -191,6 +203,20 @@ function executionView(id) {
       h('h2', {}, 'Labels'), h('pre', {}, (x.labels || []).map((l) => l.key + ': ' + l.value).join('\n')),
       h('h2', {}, 'Outputs'), h('pre', {}, JSON.stringify(x.outputs, null, 2)));
     drawGantt();
+  };
+  // A PAUSED execution: a form from the paused task's onResume inputs, as its flow's revision declares them.
+  const resumeForm = async (x) => {
+    const paused = x.taskRunList.find((r) => r.state.current === 'PAUSED');
+    try {
+      const flow = await api(`/flows/${x.namespace}/${x.flowId}?revision=${x.flowRevision}`);
+      const pause = flow.pauses.find((p) => paused && p.taskId === paused.taskId);
+      resume.replaceChildren(inputsForm(pause ? pause.onResume : [], 'resume', 'Resume', async (values) => {
+        await api(`/executions/${encodeURIComponent(id)}/resume`, {method: 'POST', body: {inputs: values}});
+        toast('Resume: asked');
+      }));
+    } catch (e) {
+      failed(e);
+    }
   };
   // Only the rows in view are drawn: an execution of 10,000 runs scrolls as one of ten.
   const drawGantt = () => {
@@ -208,7 +234,7 @@ function executionView(id) {
       const from = Date.parse(r.state.startDate);
       const to = Date.parse(r.state.endDate || new Date().toISOString());
       const left = ((from - start) / span) * 100;
-      const width = Math.max(0.3, ((to - from) / span) * 100);
+      const width = Math.min(100 - left, Math.max(0.3, ((to - from) / span) * 100));
       const attempts = r.attempts.length > 1 ? ` (${r.attempts.length} attempts)` : '';
       rows.push(h('div', {class: 'row', style: `top:${i * ROW_PX}px`},
         h('span', {class: 'label', title: r.id}, r.taskId + (r.value ? ` [${r.value}]` : '') + attempts),
@@ -347,8 +373,19 @@ function flowView(namespace, id) {
 
 /** A form for the flow's inputs, by type; submitting it starts an execution and opens it. */
 function executeForm(namespace, id, inputs) {
+  return inputsForm(inputs, 'execute', 'Execute', async (values) => {
+    const started = await api(`/executions/${namespace}/${id}`, {method: 'POST', body: {inputs: values}});
+    location.hash = '#/executions/' + encodeURIComponent(started.id);
+  });
+}
+
+/**
+ * A form with a field for each input (as the API describes them: id, type, required, defaults), ids prefixed
+ * {@code prefix}; {@code submit(values)} gets the typed values.
+ */
+function inputsForm(inputs, prefix, title, submit) {
   const fields = inputs.map((input) => {
-    const name = 'in-' + input.id;
+    const name = prefix === 'execute' ? 'in-' + input.id : prefix + '-' + input.id;
     const type = {INT: 'number', FLOAT: 'number', BOOLEAN: 'checkbox', DATE: 'date', DATETIME: 'datetime-local'}[input.type]
       || 'text';
     const field = h('input', {id: name, name: input.id, type, required: input.required && input.defaults == null,
@@ -357,7 +394,7 @@ function executeForm(namespace, id, inputs) {
     else if (input.defaults != null) field.value = String(input.defaults);
     return [h('label', {for: name}, `${input.id} (${input.type}${input.required ? ', required' : ''})`), field];
   });
-  const form = h('form', {class: 'card', id: 'execute-form', onsubmit: async (e) => {
+  const form = h('form', {class: 'card', id: prefix + '-form', onsubmit: async (e) => {
     e.preventDefault();
     const values = {};
     for (const input of inputs) {
@@ -366,12 +403,11 @@ function executeForm(namespace, id, inputs) {
       else if (field.value !== '') values[input.id] = input.type === 'INT' || input.type === 'FLOAT' ? +field.value : field.value;
     }
     try {
-      const started = await api(`/executions/${namespace}/${id}`, {method: 'POST', body: {inputs: values}});
-      location.hash = '#/executions/' + encodeURIComponent(started.id);
+      await submit(values);
     } catch (err) {
       failed(err);
     }
-  }}, h('h2', {}, 'Execute'), fields, h('button', {type: 'submit', id: 'execute-button'}, 'Execute'));
+  }}, h('h2', {}, title), fields, h('button', {type: 'submit', id: prefix + '-button'}, title));
   return form;
 }
 

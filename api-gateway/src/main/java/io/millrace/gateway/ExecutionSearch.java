@@ -59,9 +59,13 @@ record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<
     }
 
     boolean matches(ExecutionIndex.Summary summary) {
+        return (states.isEmpty() || states.contains(summary.state())) && matchesButState(summary);
+    }
+
+    /** Whether an execution matches every filter but the states: it counts in the counts by state. */
+    boolean matchesButState(ExecutionIndex.Summary summary) {
         return (namespace == null || summary.namespace().equals(namespace) || summary.namespace().startsWith(namespace + "."))
                 && (flowId == null || summary.flowId().equals(flowId))
-                && (states.isEmpty() || states.contains(summary.state()))
                 && labels.entrySet().stream().allMatch(l -> l.getValue().equals(summary.labels().get(l.getKey())))
                 && (triggerId == null || triggerId.equals(summary.triggerId()))
                 && (triggerType == null || triggerType.equals(summary.triggerType()))

@@ -449,6 +449,8 @@ final class ExecutionService {
         var results = body.putArray("results");
         found.page().forEach(snapshot -> results.add(ExecutionJson.of(snapshot, now)));
         body.put("total", found.total());
+        var counts = body.putObject("counts");
+        found.counts().forEach(counts::put);
         return body;
     }
 

@@ -6,6 +6,8 @@ import io.millrace.core.cache.LruCache;
 import io.millrace.core.flow.Flow;
 import io.millrace.core.flow.FlowParser;
 import io.millrace.core.flow.FlowValidationException;
+import io.millrace.core.flow.InputDef;
+import io.millrace.core.flow.Pause;
 import io.millrace.core.flow.WorkerTask;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.Json;
@@ -34,6 +36,9 @@ final class FlowService {
     interface StoredFlows {
         /** The highest revision of a flow. */
         Optional<FlowRecord> latest(String namespace, String id);
+
+        /** One revision of a flow. */
+        Optional<FlowRecord> revision(String namespace, String id, int revision);
 
         /** The latest revision of every flow not deleted, by namespace, then id. */
         List<FlowRecord> latestOfEach();
@@ -152,14 +157,19 @@ final class FlowService {
         return latestRevision(namespace, id).filter(record -> !record.getDeleted());
     }
 
+    /** One revision of a flow, as stored (a deleted flow's revisions too: executions of them still show). */
+    Optional<FlowRecord> revision(String namespace, String id, int revision) {
+        return stored.revision(namespace, id, revision);
+    }
+
     private Optional<FlowRecord> latestRevision(String namespace, String id) {
         return overlay.latest(namespace, id, () -> stored.latest(namespace, id));
     }
 
     /**
      * The flows the caller may see ({@code visible} namespaces), optionally of one {@code namespace} and those inside
-     * it, as Kestra's {@code GET /api/v1/flows/search}: {@code results} (namespace, id, revision, disabled, triggers,
-     * inputs) of the 1-based {@code page} of {@code size}, and the {@code total}.
+     * it, as Kestra's {@code GET /api/v1/flows/search}: {@code results} (as {@link #describe}) of the 1-based
+     * {@code page} of {@code size}, and the {@code total}.
      */
     ObjectNode search(String namespace, Predicate<String> visible, int page, int size) {
         List<FlowRecord> found = stored.latestOfEach().stream()
@@ -172,19 +182,30 @@ final class FlowService {
         return json.put("total", found.size());
     }
 
-    /** A flow's revision as the API shows it: its source, and what a form to start it needs. */
+    /**
+     * A flow's revision as the API shows it: namespace, id, revision, disabled, its inputs (id, type, required,
+     * description, defaults) and triggers (id, type), its Pause tasks' {@code onResume} inputs ({@code pauses}: what a
+     * form to resume it needs), and its source.
+     */
     ObjectNode describe(FlowRecord record) {
         Flow flow = parsed.computeIfAbsent(FlowMapper.key(record.getNamespace(), record.getId(), record.getRevision()),
                 k -> FlowMapper.fromRecord(record));
         ObjectNode json = Json.MAPPER.createObjectNode().put("namespace", record.getNamespace()).put("id", record.getId())
                 .put("revision", record.getRevision()).put("disabled", flow.disabled());
-        ArrayNode inputs = json.putArray("inputs");
-        flow.inputs().forEach(input -> inputs.addObject().put("id", input.id()).put("type", input.type().name())
-                .put("required", input.required()).put("description", input.description())
-                .set("defaults", Json.MAPPER.valueToTree(input.defaults())));
+        inputs(json.putArray("inputs"), flow.inputs());
         ArrayNode triggers = json.putArray("triggers");
         flow.triggers().forEach(trigger -> triggers.addObject().put("id", trigger.id()).put("type", trigger.type()));
+        ArrayNode pauses = json.putArray("pauses");
+        flow.allTasks().filter(Pause.class::isInstance).map(Pause.class::cast).forEach(pause ->
+                inputs(pauses.addObject().put("taskId", pause.id()).putArray("onResume"),
+                        pause.onResume() == null ? List.of() : pause.onResume()));
         return json.put("source", record.getSource());
+    }
+
+    private static void inputs(ArrayNode json, List<InputDef> inputs) {
+        inputs.forEach(input -> json.addObject().put("id", input.id()).put("type", input.type().name())
+                .put("required", input.required()).put("description", input.description())
+                .set("defaults", Json.MAPPER.valueToTree(input.defaults())));
     }
 
     /** The latest revision, parsed (and cached: executions of a flow need its inputs every time). */

@@ -77,6 +77,11 @@ public final class Gateway implements AutoCloseable {
                 }
 
                 @Override
+                public Optional<FlowRecord> revision(String namespace, String id, int revision) {
+                    return flowsRead.flowRevision(namespace, id, revision);
+                }
+
+                @Override
                 public List<FlowRecord> latestOfEach() {
                     return flowsRead.latestFlows();
                 }

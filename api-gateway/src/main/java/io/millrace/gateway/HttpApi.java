@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * GET  /health                                   200 {"status":"UP"} | 503
  * POST /api/v1/flows                  (YAML)     200 {namespace,id,revision} | 400
  * POST /api/v1/flows/validate         (YAML)     200 [{index,namespace,flow,constraints}]   (nothing stored)
- * GET  /api/v1/flows/{namespace}/{id}            200 {namespace,id,revision,disabled,inputs,triggers,source} | 404
+ * GET  /api/v1/flows/{namespace}/{id}?revision=  200 {namespace,id,revision,disabled,inputs,triggers,pauses,source}
+ *                                                | 404   (the latest revision without ?revision)
  * GET  /api/v1/flows/search?namespace=&page=&size=  200 {results: [as above], total}   (the namespaces one may see)
  * DELETE /api/v1/flows/{namespace}/{id}          204 | 404   (a revision that deletes it; its triggers stop)
  * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra; ?isOnKillCascade=false)
@@ -59,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * GET|POST|PUT /api/v1/executions/webhook/{namespace}/{flowId}/{key}
  *                                                200 | 202 | 404 (flow, its state or the key: one answer)
  *                                                | 422 (inputs did not render) | 429 (rate, waiters) | 503
- * GET  /api/v1/executions/search                200 {results, total} | 400   (see ExecutionSearch)
+ * GET  /api/v1/executions/search                200 {results, total, counts by state} | 400   (see ExecutionSearch)
  * GET  /api/v1/executions/{id}                   200 | 404
  * GET  /api/v1/executions/{id}/follow            server-sent events: the execution (id: start), on every change
  *                                                (id: progress), until it ends; unknown for wait-timeout: error
@@ -198,8 +199,11 @@ final class HttpApi {
             String namespace = ctx.pathParam("namespace");
             String id = ctx.pathParam("id");
             caller(ctx).require(Role.VIEWER, namespace, "to read a flow");
-            FlowRecord flow = flows.latest(namespace, id)
-                    .orElseThrow(() -> ApiException.notFound("Flow '" + namespace + "/" + id + "' not found"));
+            String revision = ctx.queryParam("revision");
+            FlowRecord flow = (revision == null ? flows.latest(namespace, id) : flows.revision(namespace, id,
+                    ExecutionSearch.number(ctx.queryParamMap(), "revision", 1, 1, Integer.MAX_VALUE)))
+                    .orElseThrow(() -> ApiException.notFound("Flow '" + namespace + "/" + id + "'"
+                            + (revision == null ? "" : " revision " + revision) + " not found"));
             ctx.json(flows.describe(flow));
         });
         app.get("/api/v1/flows/search", ctx -> ctx.json(flows.search(ctx.queryParam("namespace"),

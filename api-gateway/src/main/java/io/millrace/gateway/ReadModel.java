@@ -10,6 +10,8 @@ import io.millrace.serdes.avro.TaskRunSnapshot;
 import io.millrace.serdes.SnapshotKeys;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.LogRecord;
 import java.time.Duration;
@@ -144,8 +146,11 @@ final class ReadModel implements AutoCloseable {
         });
     }
 
-    /** A page of the executions a search finds (newest first unless it asks otherwise), and how many it finds. */
-    record Found(List<Snapshot> page, int total) {
+    /**
+     * A page of the executions a search finds (newest first unless it asks otherwise), how many it finds, and how many
+     * it would find in each state (every filter but the state's).
+     */
+    record Found(List<Snapshot> page, int total, Map<String, Integer> counts) {
     }
 
     /** An execution that does not decode is left out of its page (counted). */
@@ -153,9 +158,13 @@ final class ReadModel implements AutoCloseable {
         return query(() -> {
             ReadOnlyKeyValueStore<String, byte[]> store = store(ReadModelTopology.EXECUTIONS_STORE);
             var ids = new ArrayList<String>();
+            var counts = new TreeMap<String, Integer>();
             ExecutionIndex.scan(store, search.prefix(), summary -> {
-                if (search.matches(summary)) {
-                    ids.add(summary.id());
+                if (search.matchesButState(summary)) {
+                    counts.merge(summary.state(), 1, Integer::sum);
+                    if (search.matches(summary)) {
+                        ids.add(summary.id());
+                    }
                 }
                 return true;
             }, undecodable);
@@ -171,7 +180,7 @@ final class ReadModel implements AutoCloseable {
                     // counted and logged
                 }
             }
-            return new Found(page, ids.size());
+            return new Found(page, ids.size(), counts);
         });
     }
 

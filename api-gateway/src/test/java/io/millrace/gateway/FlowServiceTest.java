@@ -33,10 +33,32 @@ class FlowServiceTest {
         }
 
         @Override
+        public Optional<FlowRecord> revision(String namespace, String id, int revision) {
+            return Optional.empty();
+        }
+
+        @Override
         public List<FlowRecord> latestOfEach() {
             return stored;
         }
     }, new FlowOverlay(), new Publisher(producer, new Topics("t."), 1_000_000), Clock.systemUTC(), ensuredGroups::add);
+
+    @Test
+    void shouldDescribeWhatAFormToResumeEachPauseTaskNeeds() throws Exception {
+        // given
+        var flow = new FlowParser().parse("id: f\nnamespace: ns\ntasks:\n  - id: wait\n"
+                + "    type: io.kestra.plugin.core.flow.Pause\n    onResume:\n      - {id: reason, type: STRING}\n"
+                + "  - {id: bare, type: io.kestra.plugin.core.flow.Pause, delay: PT1S}\n");
+
+        // when
+        var json = flows.describe(FlowMapper.toRecord(flow, Instant.EPOCH));
+
+        // then
+        assertThat(json.path("pauses")).hasSize(2);
+        assertThat(json.path("pauses").get(0).path("taskId").asText()).isEqualTo("wait");
+        assertThat(json.path("pauses").get(0).path("onResume").get(0).path("id").asText()).isEqualTo("reason");
+        assertThat(json.path("pauses").get(1).path("onResume")).isEmpty();
+    }
 
     @Test
     void shouldFindTheFlowsOfANamespaceAndThoseInsideItThatTheCallerMaySee() throws Exception {

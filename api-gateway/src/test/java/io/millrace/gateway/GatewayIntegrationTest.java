@@ -372,6 +372,10 @@ class GatewayIntegrationTest {
         // then
         assertThat(ids(api.get(search))).containsExactly(ns + "-4", ns + "-3", ns + "-2", ns + "-1");
         assertThat(ids(api.get(search + "&flowId=etl&state=SUCCESS"))).containsExactly(ns + "-3", ns + "-1");
+        // counts by state: every filter but the state's
+        assertThat(api.get(search + "&flowId=etl&state=SUCCESS").json().path("counts").toString())
+                .isEqualTo("{\"FAILED\":1,\"SUCCESS\":2}");
+        assertThat(api.get(search).json().path("counts").toString()).isEqualTo("{\"FAILED\":1,\"SUCCESS\":3}");
         assertThat(ids(api.get(search + "&labels=env:prod&sort=state.startDate:asc"))).containsExactly(ns + "-1", ns + "-3");
         assertThat(ids(api.get(search + "&triggerType=io.kestra.plugin.kafka.RealtimeTrigger"))).containsExactly(ns + "-4", ns + "-1");
         assertThat(ids(api.get(search + ".sub"))).containsExactly(ns + "-4");

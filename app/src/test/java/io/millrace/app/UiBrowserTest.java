@@ -33,7 +33,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The UI in a real browser (Debian's headless Chromium, installed by bin/install-chromium) against a real standalone
  * engine: a flow written in the editor (a validation error shown first), deployed, run from its execute form and
- * watched to its end with its Gantt and logs; a long one killed from its page; the list filtered. Screenshots of each
+ * watched to its end with its Gantt and logs; a long one killed, a failed one restarted and a paused one resumed with
+ * an input, each from its page; the list filtered. Screenshots of each
  * screen go to docs/img (docs/ui.md shows them), so the docs show the UI as it is.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -63,6 +64,19 @@ class UiBrowserTest {
               - id: fail
                 type: io.kestra.plugin.core.execution.Fail
                 errorMessage: always broken
+            """;
+    private static final String APPROVAL = """
+            id: approval
+            namespace: ui.test
+            tasks:
+              - id: wait
+                type: io.kestra.plugin.core.flow.Pause
+                onResume:
+                  - id: reason
+                    type: STRING
+              - id: after
+                type: io.kestra.plugin.core.log.Log
+                message: "Resumed: {{ outputs.wait.onResume.reason }}"
             """;
     private static final String SLOW = """
             id: slow
@@ -112,7 +126,7 @@ class UiBrowserTest {
     }
 
     @Test
-    void shouldWriteDeployRunWatchKillAndFindExecutionsInTheBrowser() throws Exception {
+    void shouldWriteDeployRunWatchKillRestartResumeAndFindExecutionsInTheBrowser() throws Exception {
         // given: the editor of a new flow, and a flow without tasks typed into it
         browser.get(ui + "#/flows/new");
         WebElement source = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("source")));
@@ -169,6 +183,19 @@ class UiBrowserTest {
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".gantt"), "fail (2 attempts)"));
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "FAILED"));
 
+        // when: a paused execution, resumed with an input from the form its Pause task's onResume makes
+        runNew(APPROVAL, "approval");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "PAUSED"));
+        WebElement reason = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("resume-reason")));
+        screenshot("ui-paused.png");
+        reason.sendKeys("looks good");
+        browser.findElement(By.id("resume-button")).click();
+
+        // then: it goes on with it
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "SUCCESS"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("logs"), "Resumed: looks good"));
+        assertThat(browser.findElements(By.id("resume-form"))).isEmpty();
+
         // when: the list, filtered by flow
         browser.get(ui + "#/executions");
         WebElement flow = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("f-flowId")));
@@ -182,12 +209,18 @@ class UiBrowserTest {
         assertThat(rows).hasSize(1);
         assertThat(rows.getFirst().getText()).contains("greet", "SUCCESS");
         browser.get(ui + "#/executions");
-        wait.until(ExpectedConditions.textToBe(By.id("total"), "3 executions"));
+        wait.until(ExpectedConditions.textToBe(By.id("total"), "4 executions"));
+        assertThat(browser.findElement(By.id("counts")).getText()).contains("FAILED 1", "KILLED 1", "SUCCESS 2");
         screenshot("ui-executions.png");
+
+        // and: a count filters the list by its state
+        browser.findElement(By.xpath("//nav[@id='counts']/a[contains(., 'SUCCESS')]")).click();
+        wait.until(ExpectedConditions.urlContains("state=SUCCESS"));
+        wait.until(ExpectedConditions.textToBe(By.id("total"), "2 executions"));
 
         // and: the flows list
         browser.get(ui + "#/flows");
-        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("table.list tbody tr"), 3));
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("table.list tbody tr"), 4));
         screenshot("ui-flows.png");
     }
 
