@@ -1,4 +1,4 @@
-// Millrace's UI: hash routes (#/executions, #/executions/ID, #/flows, #/flows/NAMESPACE/ID, #/flows/new), each a view
+// Millrace's UI: hash routes (#/overview, #/executions, #/executions/ID, #/flows, #/flows/NAMESPACE/ID, #/flows/new), each a view
 // drawn from the public REST API alone. No build step: ES modules served by the gateway.
 import {api, ApiError, follow, signIn, signOut, text, token} from './api.js';
 
@@ -38,10 +38,15 @@ function toast(message) {
   toast.timer = setTimeout(() => (el.textContent = ''), 6000);
 }
 
-function duration(iso) {
+/** An ISO-8601 duration of hours, minutes and seconds (as the API writes them) in seconds; null for another text. */
+function seconds(iso) {
   const m = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?$/.exec(iso || '');
-  if (!m) return iso || '';
-  const s = (+m[1] || 0) * 3600 + (+m[2] || 0) * 60 + (+m[3] || 0);
+  return m ? (+m[1] || 0) * 3600 + (+m[2] || 0) * 60 + (+m[3] || 0) : null;
+}
+
+function duration(iso) {
+  const s = seconds(iso);
+  if (s === null) return iso || '';
   return s < 1 ? Math.round(s * 1000) + ' ms' : s < 60 ? s.toFixed(2) + ' s' : Math.floor(s / 60) + ' min ' + Math.round(s % 60) + ' s';
 }
 
@@ -286,6 +291,75 @@ function executionView(id) {
   };
 }
 
+// --- overview -------------------------------------------------------------------------------------------------
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, value);
+  el.append(...children);
+  return el;
+}
+
+/** Executions started per minute by state, the durations of those that ended, the flows that fail most. */
+function overviewView(params) {
+  const hours = params.get('hours') || '3';
+  const select = h('select', {id: 'hours', onchange: () => (location.hash = '#/overview' + query({hours: select.value}))},
+    ['1', '3', '6', '12', '24'].map((n) => h('option', {value: n, selected: n === hours}, 'last ' + n + ' h')));
+  const started = h('figure', {class: 'chart', id: 'started'});
+  const took = h('figure', {class: 'chart', id: 'durations'});
+  const failing = h('tbody');
+  show(h('h1', {}, 'Overview'), h('div', {class: 'filters'}, h('label', {for: 'hours'}, 'Span'), select),
+    h('h2', {}, 'Executions started per minute, by state'), started,
+    h('h2', {}, 'Durations of those that ended: p50 and p95 per minute'), took,
+    h('h2', {}, 'Flows that fail most'),
+    h('table', {class: 'list', id: 'failing'}, h('thead', {}, h('tr', {}, ['Flow', 'Failed', 'Executions']
+      .map((c) => h('th', {scope: 'col'}, c)))), failing));
+
+  const load = async () => {
+    try {
+      const stats = await api('/stats/executions' + query({hours}));
+      const from = Date.parse(stats.from);
+      const slots = +hours * 60;
+      const x = (minute) => ((Date.parse(minute) - from) / 60000 / slots) * 1000;
+      const width = Math.max(1, 1000 / slots - 0.5);
+      const most = Math.max(1, ...stats.minutes.map((m) => Object.values(m.counts).reduce((a, b) => a + b, 0)));
+      const total = stats.minutes.reduce((n, m) => n + Object.values(m.counts).reduce((a, b) => a + b, 0), 0);
+      const bars = stats.minutes.flatMap((m) => {
+        let y = 200;
+        return Object.entries(m.counts).map(([state, n]) => {
+          const height = (n / most) * 190;
+          y -= height;
+          return svg('rect', {x: x(m.minute), y, width, height, class: 'fill-' + state.toLowerCase()},
+            svg('title', {}, `${m.minute}: ${n} ${state}`));
+        });
+      });
+      started.replaceChildren(svg('svg', {viewBox: '0 0 1000 200', role: 'img', preserveAspectRatio: 'none',
+        'aria-label': `${total} executions started over the last ${hours} h, at most ${most} in a minute`}, ...bars),
+      h('figcaption', {}, `${total} executions · busiest minute ${most} · ${stats.from} to ${stats.to}`));
+      const ended = stats.minutes.filter((m) => m.p95);
+      const slowest = Math.max(0.001, ...ended.map((m) => seconds(m.p95)));
+      const at = (m, key) => [x(m.minute) + width / 2, 200 - (seconds(m[key]) / slowest) * 190];
+      const line = (key) => [svg('polyline', {class: 'line-' + key, fill: 'none',
+        points: ended.map((m) => at(m, key).join(',')).join(' ')}),
+      ...ended.map((m) => svg('rect', {class: 'line-' + key, x: at(m, key)[0] - 2, y: at(m, key)[1] - 2, width: 4, height: 4},
+        svg('title', {}, `${m.minute}: ${key} ${duration(m[key])}`)))];
+      took.replaceChildren(svg('svg', {viewBox: '0 0 1000 200', role: 'img', preserveAspectRatio: 'none',
+        'aria-label': `p50 and p95 durations per minute, the slowest p95 ${duration('PT' + slowest + 'S')}`},
+      ...line('p50'), ...line('p95')), h('figcaption', {}, `p50 in blue, p95 in red · slowest p95: ${duration('PT' + slowest + 'S')}`));
+      failing.replaceChildren(...stats.failing.map((f) => h('tr', {},
+        h('td', {}, h('a', {href: '#/executions' + query({namespace: f.namespace, flowId: f.flowId, state: 'FAILED'})},
+          `${f.namespace}.${f.flowId}`)), h('td', {}, f.failed), h('td', {}, f.total))));
+    } catch (e) {
+      failed(e);
+    }
+  };
+  load();
+  const timer = setInterval(load, 10 * LIST_EVERY_MS);
+  return () => clearInterval(timer);
+}
+
 // --- flows ----------------------------------------------------------------------------------------------------
 
 function flowsView(params) {
@@ -421,7 +495,8 @@ function route() {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   document.querySelectorAll('[data-nav]').forEach((a) => a.toggleAttribute('aria-current', a.dataset.nav === parts[0]));
   document.getElementById('sign-out').hidden = !token();
-  if (parts[0] === 'executions' && parts[1]) dispose = executionView(parts[1]);
+  if (parts[0] === 'overview') dispose = overviewView(params);
+  else if (parts[0] === 'executions' && parts[1]) dispose = executionView(parts[1]);
   else if (parts[0] === 'flows' && parts[1] === 'new') dispose = flowView(null, null);
   else if (parts[0] === 'flows' && parts.length === 3) dispose = flowView(parts[1], parts[2]);
   else if (parts[0] === 'flows') dispose = flowsView(params);

@@ -1,5 +1,6 @@
 package io.millrace.gateway;
 
+import io.millrace.core.execution.State;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.AvroSerde;
 import io.millrace.serdes.avro.ExecutionRecord;
@@ -39,9 +40,9 @@ final class ExecutionIndex {
     static final String BY_TIME = "/t/";
     private static final String BY_ID = "/e/";
 
-    /** What the search filters and sorts on. */
+    /** What the search filters and sorts on, and the statistics count; {@code end} is null until it ends. */
     record Summary(String id, String namespace, String flowId, String state, long start, Map<String, String> labels,
-            String triggerId, String triggerType) {
+            String triggerId, String triggerType, Long end) {
     }
 
     /** An execution snapshot's fields the index needs; the decoder skips the rest (task runs, inputs, outputs). */
@@ -128,16 +129,23 @@ final class ExecutionIndex {
         }
     }
 
+    private static long millis(Object date) {
+        return date instanceof Instant instant ? instant.toEpochMilli() : date == null ? 0 : ((Number) date).longValue();
+    }
+
     private static Summary summary(GenericRecord execution) {
         List<?> histories = (List<?>) execution.get("histories");
-        Object date = histories.isEmpty() ? null : ((GenericRecord) histories.getFirst()).get("date");
-        long start = date instanceof Instant instant ? instant.toEpochMilli() : date == null ? 0 : ((Number) date).longValue();
+        long start = histories.isEmpty() ? 0 : millis(((GenericRecord) histories.getFirst()).get("date"));
+        String state = execution.get("state").toString();
+        Long end = histories.isEmpty() || !State.valueOf(state).isTerminal() ? null
+                : millis(((GenericRecord) histories.getLast()).get("date"));
         var labels = new TreeMap<String, String>();
         ((Map<?, ?>) execution.get("labels")).forEach((k, v) -> labels.put(k.toString(), v.toString()));
         var trigger = (GenericRecord) execution.get("trigger");
         return new Summary(execution.get("id").toString(), execution.get("namespace").toString(),
-                execution.get("flowId").toString(), execution.get("state").toString(), start, labels,
-                trigger == null ? null : trigger.get("id").toString(), trigger == null ? null : trigger.get("type").toString());
+                execution.get("flowId").toString(), state, start, labels,
+                trigger == null ? null : trigger.get("id").toString(), trigger == null ? null : trigger.get("type").toString(),
+                end);
     }
 
     static String flowPrefix(String namespace, String flowId) {

@@ -454,6 +454,12 @@ final class ExecutionService {
         return body;
     }
 
+    /** The overview of the executions started over the last {@code hours} ({@link ExecutionStats}). */
+    ObjectNode stats(int hours, String namespace, java.util.function.Predicate<String> visible) {
+        Instant now = clock.instant();
+        return readModel.stats(new ExecutionStats(now.minus(Duration.ofHours(hours)), now, namespace, visible)).json();
+    }
+
     ObjectNode get(String executionId) {
         return readModel.execution(executionId)
                 .map(snapshot -> ExecutionJson.of(snapshot, clock.instant()))

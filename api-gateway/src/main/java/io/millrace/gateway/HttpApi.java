@@ -62,6 +62,8 @@ import org.slf4j.LoggerFactory;
  *                                                | 422 (inputs did not render) | 429 (rate, waiters) | 503
  * GET  /api/v1/executions/search                200 {results, total, counts by state} | 400   (see ExecutionSearch)
  * GET  /api/v1/executions/{id}                   200 | 404
+ * GET  /api/v1/stats/executions?hours=3&namespace=  200 {from, to, minutes: [{minute, counts, p50, p95}], failing,
+ *                                                truncated}   (see ExecutionStats; the namespaces one may see)
  * GET  /api/v1/executions/{id}/follow            server-sent events: the execution (id: start), on every change
  *                                                (id: progress), until it ends; unknown for wait-timeout: error
  *                                                | 406 (without Accept: text/event-stream)
@@ -244,6 +246,9 @@ final class HttpApi {
         // before the read of one execution, which would otherwise take "search" for an execution id
         app.get("/api/v1/executions/search", ctx -> ctx.json(executions.search(ExecutionSearch.parse(ctx.queryParamMap(),
                 namespace -> caller(ctx).may(Role.VIEWER, namespace)))));
+        app.get("/api/v1/stats/executions", ctx -> ctx.json(executions.stats(
+                ExecutionSearch.number(ctx.queryParamMap(), "hours", 3, 1, ExecutionStats.MAX_HOURS),
+                ctx.queryParam("namespace"), namespace -> caller(ctx).may(Role.VIEWER, namespace))));
         app.get("/api/v1/executions/{id}", ctx -> {
             ObjectNode execution = executions.get(ctx.pathParam("id"));
             caller(ctx).require(Role.VIEWER, execution.path("namespace").asText(), "to read this execution");

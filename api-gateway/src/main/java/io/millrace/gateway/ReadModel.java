@@ -184,6 +184,14 @@ final class ReadModel implements AutoCloseable {
         });
     }
 
+    /** Feeds {@code stats} the index's executions, newest first, until it has what it needs. */
+    ExecutionStats stats(ExecutionStats stats) {
+        return query(() -> {
+            ExecutionIndex.scan(store(ReadModelTopology.EXECUTIONS_STORE), ExecutionIndex.BY_TIME, stats::add, undecodable);
+            return stats;
+        });
+    }
+
     /** An execution's log lines, in the order they were sent; a line that does not decode is left out (counted). */
     List<LogRecord> logs(String executionId) {
         return logsAfter(executionId, null).stream().map(Line::record).toList();

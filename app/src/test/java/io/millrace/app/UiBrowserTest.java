@@ -218,6 +218,14 @@ class UiBrowserTest {
         wait.until(ExpectedConditions.urlContains("state=SUCCESS"));
         wait.until(ExpectedConditions.textToBe(By.id("total"), "2 executions"));
 
+        // and: the overview: what started each minute, by state, and the flow that failed
+        browser.get(ui + "#/overview");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("failing"), "ui.test.broken"));
+        assertThat(browser.findElements(By.cssSelector("#started svg rect"))).isNotEmpty();
+        assertThat(browser.findElement(By.cssSelector("#started figcaption")).getText()).startsWith("4 executions");
+        assertThat(browser.findElements(By.cssSelector("#started svg rect.fill-failed"))).isNotEmpty();
+        screenshot("ui-overview.png");
+
         // and: the flows list
         browser.get(ui + "#/flows");
         wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("table.list tbody tr"), 4));
