@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -128,7 +129,7 @@ final class ExecutionJson {
         if (!end.isTextual() || !(json.get("breakdown") instanceof ObjectNode breakdown)) {
             return Optional.empty();
         }
-        Duration d = Duration.between(Instant.parse(end.asText()), readAt);
+        Duration d = Duration.between(Instant.parse(end.asText()), readAt).truncatedTo(ChronoUnit.MILLIS);
         Duration endToRead = d.isNegative() ? Duration.ZERO : d;
         putDuration(breakdown, "endToRead", endToRead);
         return Optional.of(endToRead);
