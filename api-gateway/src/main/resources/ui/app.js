@@ -4,6 +4,7 @@ import {api, ApiError, follow, signIn, signOut, text, token} from './api.js';
 
 const STATES = ['CREATED', 'RUNNING', 'PAUSED', 'KILLING', 'SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'RETRYING'];
 const TERMINAL = new Set(['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'SKIPPED', 'RETRIED', 'CANCELLED']);
+const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 const LIST_EVERY_MS = 2000;
 const ROW_PX = 24;
 
@@ -147,8 +148,7 @@ function executionView(id) {
   const breakdown = h('dl', {class: 'breakdown'});
   const details = h('div', {class: 'details'});
   const gantt = h('div', {class: 'gantt', tabindex: 0, 'aria-label': 'Task runs over time'});
-  const level = h('select', {id: 'log-level'}, ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']
-    .map((l) => h('option', {value: l, selected: l === 'INFO'}, l)));
+  const level = h('select', {id: 'log-level'}, LEVELS.map((l) => h('option', {value: l, selected: l === 'INFO'}, l)));
   const task = h('input', {id: 'log-task', placeholder: 'task id'});
   const logs = h('pre', {class: 'logs', id: 'logs', 'aria-live': 'off'});
   const lines = [];
@@ -160,10 +160,9 @@ function executionView(id) {
       failed(e);
     }
   }}, 'Download');
-  const levels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
   const drawLogs = () => {
-    const min = levels.indexOf(level.value);
-    logs.textContent = lines.filter((l) => levels.indexOf(l.level) >= min && (!task.value || l.taskId === task.value))
+    const min = LEVELS.indexOf(level.value);
+    logs.textContent = lines.filter((l) => LEVELS.indexOf(l.level) >= min && (!task.value || l.taskId === task.value))
       .map((l) => `${l.timestamp} ${l.level.padEnd(5)} ${l.taskId || ''} ${l.message}`).join('\n');
   };
   level.addEventListener('change', drawLogs);

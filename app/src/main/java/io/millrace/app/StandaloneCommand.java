@@ -54,6 +54,7 @@ final class StandaloneCommand implements Callable<Integer> {
                 + engine.managementPort() + "/health");
         System.out.println("Millrace is up. API: http://localhost:" + engine.port() + "/api/v1  (Kafka at "
                 + broker.bootstrapServers() + "). Ctrl-C stops it.");
+        System.out.println("Web UI: http://localhost:" + engine.port() + "/ui/");
         System.out.println(engine.apiLocalOnly()
                 ? "The API is open (no auth-tokens configured) and listens on " + Gateway.LOOPBACK + " only: this machine alone can call it."
                 : "The API requires a bearer token (Authorization: Bearer <token>) and listens on every interface.");
