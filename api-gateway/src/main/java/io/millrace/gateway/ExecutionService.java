@@ -38,9 +38,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Predicate;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -455,7 +455,7 @@ final class ExecutionService {
     }
 
     /** The overview of the executions started over the last {@code hours} ({@link ExecutionStats}). */
-    ObjectNode stats(int hours, String namespace, java.util.function.Predicate<String> visible) {
+    ObjectNode stats(int hours, String namespace, Predicate<String> visible) {
         Instant now = clock.instant();
         return readModel.stats(new ExecutionStats(now.minus(Duration.ofHours(hours)), now, namespace, visible)).json();
     }

@@ -32,16 +32,16 @@ final class FlowService {
     record Deployed(String namespace, String id, int revision) {
     }
 
-    /** The flows of the global store (the read model). */
+    /** The flows of the global store: the read model's ({@link ReadModel}). */
     interface StoredFlows {
         /** The highest revision of a flow. */
-        Optional<FlowRecord> latest(String namespace, String id);
+        Optional<FlowRecord> latestFlow(String namespace, String id);
 
         /** One revision of a flow. */
-        Optional<FlowRecord> revision(String namespace, String id, int revision);
+        Optional<FlowRecord> flowRevision(String namespace, String id, int revision);
 
         /** The latest revision of every flow not deleted, by namespace, then id. */
-        List<FlowRecord> latestOfEach();
+        List<FlowRecord> latestFlows();
     }
 
     private static final int PARSED_CACHE_SIZE = 256;
@@ -159,11 +159,11 @@ final class FlowService {
 
     /** One revision of a flow, as stored (a deleted flow's revisions too: executions of them still show). */
     Optional<FlowRecord> revision(String namespace, String id, int revision) {
-        return stored.revision(namespace, id, revision);
+        return stored.flowRevision(namespace, id, revision);
     }
 
     private Optional<FlowRecord> latestRevision(String namespace, String id) {
-        return overlay.latest(namespace, id, () -> stored.latest(namespace, id));
+        return overlay.latest(namespace, id, () -> stored.latestFlow(namespace, id));
     }
 
     /**
@@ -172,7 +172,7 @@ final class FlowService {
      * {@code page} of {@code size}, and the {@code total}.
      */
     ObjectNode search(String namespace, Predicate<String> visible, int page, int size) {
-        List<FlowRecord> found = stored.latestOfEach().stream()
+        List<FlowRecord> found = stored.latestFlows().stream()
                 .filter(f -> namespace == null || f.getNamespace().equals(namespace)
                         || f.getNamespace().startsWith(namespace + "."))
                 .filter(f -> visible.test(f.getNamespace())).toList();

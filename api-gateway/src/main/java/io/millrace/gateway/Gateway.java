@@ -10,11 +10,9 @@ import io.millrace.serdes.ExecutionHops;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
-import io.millrace.serdes.avro.FlowRecord;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -69,24 +67,7 @@ public final class Gateway implements AutoCloseable {
                 logFollowers.onSnapshot(key);
             }, logFollowers::onLine, registry);
             Topics topics = Topics.of(config);
-            ReadModel flowsRead = readModel;
-            var stored = new FlowService.StoredFlows() {
-                @Override
-                public Optional<FlowRecord> latest(String namespace, String id) {
-                    return flowsRead.latestFlow(namespace, id);
-                }
-
-                @Override
-                public Optional<FlowRecord> revision(String namespace, String id, int revision) {
-                    return flowsRead.flowRevision(namespace, id, revision);
-                }
-
-                @Override
-                public List<FlowRecord> latestOfEach() {
-                    return flowsRead.latestFlows();
-                }
-            };
-            var flows = new FlowService(stored, overlay, publisher, clock,
+            var flows = new FlowService(readModel, overlay, publisher, clock,
                     groups -> TopicAdmin.ensure(config, groups.stream().<Topics.Topic<?>>map(topics::tasks).toList()));
             admission = Admission.of(config, registry);
             var executions = new ExecutionService(flows, readModel, waiters, followers, admission, publisher, responses,

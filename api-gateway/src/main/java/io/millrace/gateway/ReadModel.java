@@ -36,7 +36,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * ({@link RecoveringStreams}): local state that no longer matches the topics (from another cluster, or older than their
  * retention) is wiped and read again from the topics.
  */
-final class ReadModel implements AutoCloseable {
+final class ReadModel implements FlowService.StoredFlows, AutoCloseable {
     private final RecoveringStreams streams;
     private final Undecodable undecodable;
 
@@ -77,7 +77,8 @@ final class ReadModel implements AutoCloseable {
     }
 
     /** One stored revision of a flow; none when it is not stored or does not decode (counted). */
-    Optional<FlowRecord> flowRevision(String namespace, String id, int revision) {
+    @Override
+    public Optional<FlowRecord> flowRevision(String namespace, String id, int revision) {
         return query(() -> {
             try {
                 return Optional.ofNullable(this.<FlowRecord>store(ReadModelTopology.FLOWS_STORE)
@@ -90,7 +91,8 @@ final class ReadModel implements AutoCloseable {
     }
 
     /** The highest stored revision of a flow; none when it does not decode (counted). */
-    Optional<FlowRecord> latestFlow(String namespace, String id) {
+    @Override
+    public Optional<FlowRecord> latestFlow(String namespace, String id) {
         return query(() -> {
             try (KeyValueIterator<String, FlowRecord> revisions = this.<FlowRecord>store(ReadModelTopology.FLOWS_STORE)
                     .reverseRange(FlowMapper.firstKey(namespace, id), FlowMapper.lastKey(namespace, id))) {
@@ -106,7 +108,8 @@ final class ReadModel implements AutoCloseable {
      * The latest revision of every flow in the store, deleted ones left out, in key order (namespace, then id). A
      * revision that does not decode is counted and ends the list there.
      */
-    List<FlowRecord> latestFlows() {
+    @Override
+    public List<FlowRecord> latestFlows() {
         return query(() -> {
             var latest = new ArrayList<FlowRecord>();
             FlowRecord last = null;

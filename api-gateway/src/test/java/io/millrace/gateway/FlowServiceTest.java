@@ -28,17 +28,17 @@ class FlowServiceTest {
     private final List<FlowRecord> stored = new ArrayList<>();
     private final FlowService flows = new FlowService(new FlowService.StoredFlows() {
         @Override
-        public Optional<FlowRecord> latest(String namespace, String id) {
+        public Optional<FlowRecord> latestFlow(String namespace, String id) {
             return Optional.empty();
         }
 
         @Override
-        public Optional<FlowRecord> revision(String namespace, String id, int revision) {
+        public Optional<FlowRecord> flowRevision(String namespace, String id, int revision) {
             return Optional.empty();
         }
 
         @Override
-        public List<FlowRecord> latestOfEach() {
+        public List<FlowRecord> latestFlows() {
             return stored;
         }
     }, new FlowOverlay(), new Publisher(producer, new Topics("t."), 1_000_000), Clock.systemUTC(), ensuredGroups::add);
