@@ -112,7 +112,15 @@ final class ExecutionIndex {
      */
     static void scan(ReadOnlyKeyValueStore<String, byte[]> store, String prefix, Predicate<Summary> visit,
             Undecodable undecodable) {
-        try (KeyValueIterator<String, byte[]> entries = store.range(prefix, prefix + Character.MAX_VALUE)) {
+        scan(store, prefix, 0, Long.MAX_VALUE, visit, undecodable);
+    }
+
+    /** As {@link #scan(ReadOnlyKeyValueStore, String, Predicate, Undecodable)}, of the executions started in [from, to). */
+    static void scan(ReadOnlyKeyValueStore<String, byte[]> store, String prefix, long from, long to,
+            Predicate<Summary> visit, Undecodable undecodable) {
+        String newest = to == Long.MAX_VALUE ? prefix : prefix + order(to - 1);
+        String oldest = prefix + (from <= 0 ? "" : order(from) + "/") + Character.MAX_VALUE;
+        try (KeyValueIterator<String, byte[]> entries = store.range(newest, oldest)) {
             while (entries.hasNext()) {
                 var entry = entries.next();
                 Summary summary;

@@ -1,5 +1,8 @@
 package io.millrace.gateway;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -11,20 +14,25 @@ import java.util.function.Predicate;
 /**
  * A search of executions, as {@code GET /api/v1/executions/search} takes it: {@code namespace} (that namespace and the
  * ones under it), {@code flowId}, {@code state} (repeatable), {@code labels} ({@code key:value}, repeatable; all must
- * hold), {@code triggerId} and {@code triggerType} (of the trigger that started it), {@code page} (from 1),
+ * hold), {@code triggerId} and {@code triggerType} (of the trigger that started it), {@code startDate} and
+ * {@code endDate} (ISO-8601 instants: started at or after the one, before the other) or {@code timeRange} (an ISO-8601
+ * duration, {@code PT1H}: started within it, up to now; not with {@code startDate}), {@code page} (from 1),
  * {@code size} (1 to {@link #MAX_SIZE}, default 10) and {@code sort} ({@code state.startDate:desc}, the default, or
  * {@code :asc}). A bad parameter is a 400 naming it. Only executions of the namespaces the caller may see are found,
  * and counted in the total.
  */
 record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<String, String> labels, String triggerId,
-        String triggerType, int page, int size, boolean ascending, Predicate<String> visible) {
+        String triggerType, long from, long to, int page, int size, boolean ascending, Predicate<String> visible) {
 
     static final int MAX_SIZE = 1000;
     private static final Set<String> STATES = Set.of("CREATED", "RUNNING", "KILLING", "SUCCESS", "WARNING", "FAILED",
             "KILLED", "RETRYING", "SKIPPED");
 
-    /** @param visible whether the caller may see a namespace's executions */
-    static ExecutionSearch parse(Map<String, List<String>> query, Predicate<String> visible) {
+    /**
+     * @param visible whether the caller may see a namespace's executions
+     * @param now what {@code timeRange} counts back from
+     */
+    static ExecutionSearch parse(Map<String, List<String>> query, Predicate<String> visible, Instant now) {
         var states = new TreeSet<String>();
         for (String state : query.getOrDefault("state", List.of())) {
             String name = state.trim().toUpperCase(Locale.ROOT);
@@ -54,8 +62,26 @@ record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<
                         + "state.startDate:asc, got '" + sort + "'");
             }
         }
+        long from = instant(query, "startDate", 0);
+        long to = instant(query, "endDate", Long.MAX_VALUE);
+        String range = first(query, "timeRange");
+        if (range != null) {
+            if (first(query, "startDate") != null) {
+                throw ApiException.badRequest("Query parameters 'timeRange' and 'startDate' cannot go together");
+            }
+            try {
+                Duration span = Duration.parse(range.trim());
+                if (span.isNegative() || span.isZero()) {
+                    throw new DateTimeParseException("not positive", range, 0);
+                }
+                from = now.minus(span).toEpochMilli();
+            } catch (DateTimeParseException | ArithmeticException e) {
+                throw ApiException.badRequest("Query parameter 'timeRange' must be a positive ISO-8601 duration such as "
+                        + "PT1H, got '" + range + "'");
+            }
+        }
         return new ExecutionSearch(first(query, "namespace"), first(query, "flowId"), states, labels,
-                first(query, "triggerId"), first(query, "triggerType"), page, size, ascending, visible);
+                first(query, "triggerId"), first(query, "triggerType"), from, to, page, size, ascending, visible);
     }
 
     boolean matches(ExecutionIndex.Summary summary) {
@@ -69,12 +95,26 @@ record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<
                 && labels.entrySet().stream().allMatch(l -> l.getValue().equals(summary.labels().get(l.getKey())))
                 && (triggerId == null || triggerId.equals(summary.triggerId()))
                 && (triggerType == null || triggerType.equals(summary.triggerType()))
+                && summary.start() >= from && summary.start() < to
                 && visible.test(summary.namespace());
     }
 
     /** The index range to scan: one flow's executions when the query names the flow, else all of them. */
     String prefix() {
         return namespace != null && flowId != null ? ExecutionIndex.flowPrefix(namespace, flowId) : ExecutionIndex.BY_TIME;
+    }
+
+    private static long instant(Map<String, List<String>> query, String name, long fallback) {
+        String value = first(query, name);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            return Instant.parse(value.trim()).toEpochMilli();
+        } catch (DateTimeParseException | ArithmeticException e) {
+            throw ApiException.badRequest("Query parameter '" + name + "' must be an ISO-8601 instant such as "
+                    + "2026-11-28T10:15:30Z, got '" + value + "'");
+        }
     }
 
     private static String first(Map<String, List<String>> query, String name) {

@@ -12,6 +12,7 @@ import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.LogRecord;
 import jakarta.servlet.DispatcherType;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -245,7 +246,7 @@ final class HttpApi {
         });
         // before the read of one execution, which would otherwise take "search" for an execution id
         app.get("/api/v1/executions/search", ctx -> ctx.json(executions.search(ExecutionSearch.parse(ctx.queryParamMap(),
-                namespace -> caller(ctx).may(Role.VIEWER, namespace)))));
+                namespace -> caller(ctx).may(Role.VIEWER, namespace), Instant.now()))));
         app.get("/api/v1/stats/executions", ctx -> ctx.json(executions.stats(
                 ExecutionSearch.number(ctx.queryParamMap(), "hours", 3, 1, ExecutionStats.MAX_HOURS),
                 ctx.queryParam("namespace"), namespace -> caller(ctx).may(Role.VIEWER, namespace))));

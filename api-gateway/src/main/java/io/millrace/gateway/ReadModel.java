@@ -162,7 +162,7 @@ final class ReadModel implements FlowService.StoredFlows, AutoCloseable {
             ReadOnlyKeyValueStore<String, byte[]> store = store(ReadModelTopology.EXECUTIONS_STORE);
             var ids = new ArrayList<String>();
             var counts = new TreeMap<String, Integer>();
-            ExecutionIndex.scan(store, search.prefix(), summary -> {
+            ExecutionIndex.scan(store, search.prefix(), search.from(), search.to(), summary -> {
                 if (search.matchesButState(summary)) {
                     counts.merge(summary.state(), 1, Integer::sum);
                     if (search.matches(summary)) {

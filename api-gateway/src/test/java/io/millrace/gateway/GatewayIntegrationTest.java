@@ -357,7 +357,7 @@ class GatewayIntegrationTest {
     }
 
     @Test
-    void shouldSearchExecutionsByFlowStateLabelsAndTriggerNewestFirstAPageAtATime() {
+    void shouldSearchExecutionsByFlowStateLabelsTriggerAndTimeNewestFirstAPageAtATime() {
         // given: executions of two flows in a namespace of this test and one under it, started a minute apart
         String ns = "search" + UUID.randomUUID().toString().substring(0, 8);
         Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
@@ -383,6 +383,16 @@ class GatewayIntegrationTest {
         assertThat(ids(page)).containsExactly(ns + "-1");
         assertThat(page.json().path("total").asInt()).isEqualTo(4);
         assertThat(page.json().at("/results/0/state/current").asText()).isEqualTo("SUCCESS");
+        // a time range: started at or after startDate, before endDate, on the whole index and on one flow's
+        assertThat(ids(api.get(search + "&startDate=2026-01-01T00:01:00Z&endDate=2026-01-01T00:03:00Z")))
+                .containsExactly(ns + "-3", ns + "-2");
+        assertThat(ids(api.get(search + "&flowId=etl&startDate=2026-01-01T00:00:00.001Z"))).containsExactly(ns + "-3", ns + "-2");
+        assertThat(ids(api.get(search + "&flowId=etl&endDate=2026-01-01T00:02:00Z"))).containsExactly(ns + "-2", ns + "-1");
+        assertThat(ids(api.get(search + "&timeRange=PT1H"))).isEmpty(); // all started in 2026's first minutes
+        assertThat(api.get(search + "&timeRange=P36500D").json().path("total").asInt()).isEqualTo(4);
+        assertThat(api.get(search + "&startDate=yesterday").json().path("message").asText()).contains("startDate", "ISO-8601");
+        assertThat(api.get(search + "&timeRange=PT0S").status()).isEqualTo(400);
+        assertThat(api.get(search + "&timeRange=PT1H&startDate=2026-01-01T00:00:00Z").status()).isEqualTo(400);
         assertThat(api.get(search + "&size=0").status()).isEqualTo(400);
         assertThat(api.get(search + "&labels=nocolon").status()).isEqualTo(400);
         assertThat(api.get(search + "&state=DONE").status()).isEqualTo(400);
