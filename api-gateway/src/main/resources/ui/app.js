@@ -2,10 +2,12 @@
 // drawn from the public REST API alone. No build step: ES modules served by the gateway.
 import {api, ApiError, follow, signIn, signOut, text, token} from './api.js';
 import {badge, duration, h, query, seconds, STATES, svg, TERMINAL, toast, when} from './dom.js';
+import {drawGantt, ganttRows} from './gantt.js';
+import {jsonTree} from './tree.js';
+import {yamlEditor} from './editor.js';
 
 const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 const LIST_EVERY_MS = 2000;
-const ROW_PX = 24;
 
 const main = document.getElementById('main');
 let dispose = () => {};
@@ -41,36 +43,73 @@ function signInView() {
 
 // --- executions -----------------------------------------------------------------------------------------------
 
+const RANGES = [['', 'any time'], ['PT15M', 'last 15 min'], ['PT1H', 'last hour'], ['PT6H', 'last 6 h'], ['P1D', 'last 24 h'],
+  ['P7D', 'last 7 days']];
+const FILTERS = ['namespace', 'flowId', 'state', 'labels', 'triggerId', 'triggerType', 'timeRange', 'startDate', 'endDate', 'page'];
+
+/** The search's query: the filters as the API takes them (labels, written "k:v k2:v2", one parameter each). */
+function searchQuery(filters, extra) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries({...filters, ...extra})) {
+    if (!v) continue;
+    if (k === 'labels') v.split(/[\s,]+/).filter(Boolean).forEach((l) => q.append('labels', l));
+    else q.set(k, v);
+  }
+  return '?' + q.toString();
+}
+
+// A datetime-local field's value (local time) as an ISO instant, and back.
+const instant = (local) => (local ? new Date(local).toISOString() : '');
+const local = (iso) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+};
+
 function executionsView(params) {
-  const filters = {namespace: params.get('namespace') || '', flowId: params.get('flowId') || '',
-    state: params.get('state') || '', page: params.get('page') || '1'};
-  const field = (name, label) => [h('label', {for: 'f-' + name}, label),
-    h('input', {id: 'f-' + name, name, value: filters[name]})];
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) || '']));
+  filters.page ||= '1';
+  const field = (name, label, attrs = {}) => [h('label', {for: 'f-' + name}, label),
+    h('input', {id: 'f-' + name, name, value: filters[name], ...attrs})];
   const state = h('select', {id: 'f-state', name: 'state'}, h('option', {value: ''}, 'any'),
     STATES.map((s) => h('option', {value: s, selected: s === filters.state}, s)));
+  const range = h('select', {id: 'f-timeRange', name: 'timeRange'},
+    RANGES.map(([v, label]) => h('option', {value: v, selected: v === filters.timeRange}, label)));
   const form = h('form', {class: 'filters', role: 'search', onsubmit: (e) => {
     e.preventDefault();
     const data = Object.fromEntries(new FormData(form));
+    data.startDate = instant(data.startDate);
+    data.endDate = instant(data.endDate);
+    if (data.timeRange) data.startDate = '';
     location.hash = '#/executions' + query({...data, page: ''});
   }}, field('namespace', 'Namespace'), field('flowId', 'Flow'), h('label', {for: 'f-state'}, 'State'), state,
+  field('labels', 'Labels', {placeholder: 'key:value', size: 14}), field('triggerId', 'Trigger', {size: 10}),
+  field('triggerType', 'Trigger type', {size: 14}), h('label', {for: 'f-timeRange'}, 'Started'), range,
+  h('label', {for: 'f-startDate'}, 'from'), h('input', {id: 'f-startDate', name: 'startDate', type: 'datetime-local',
+    value: local(filters.startDate)}),
+  h('label', {for: 'f-endDate'}, 'to'), h('input', {id: 'f-endDate', name: 'endDate', type: 'datetime-local',
+    value: local(filters.endDate)}),
   h('button', {type: 'submit'}, 'Filter'));
   const body = h('tbody');
   const total = h('p', {class: 'muted', id: 'total'});
   const counts = h('nav', {class: 'counts', id: 'counts', 'aria-label': 'Counts by state'});
   const pager = h('nav', {class: 'pager', 'aria-label': 'Pages'});
   show(h('h1', {}, 'Executions'), form, counts, total,
-    h('table', {class: 'list'}, h('thead', {}, h('tr', {}, ['Id', 'Namespace', 'Flow', 'State', 'Started', 'Duration']
+    h('table', {class: 'list'}, h('thead', {}, h('tr', {}, ['Id', 'Namespace', 'Flow', 'State', 'Started', 'Duration', 'Labels', 'Trigger']
       .map((c) => h('th', {scope: 'col'}, c)))), body), pager);
 
   const load = async () => {
     try {
-      const found = await api('/executions/search' + query({namespace: filters.namespace, flowId: filters.flowId,
-        state: filters.state, page: filters.page, size: '25'}));
+      const found = await api('/executions/search' + searchQuery(filters, {size: '25'}));
       body.replaceChildren(...found.results.map((x) => h('tr', {},
         h('td', {}, h('a', {href: '#/executions/' + encodeURIComponent(x.id)}, x.id)),
         h('td', {}, x.namespace), h('td', {}, h('a', {href: `#/flows/${x.namespace}/${x.flowId}`}, x.flowId)),
         h('td', {}, badge(x.state.current)), h('td', {}, when(x.state.startDate)),
-        h('td', {}, duration(x.state.duration)))));
+        h('td', {}, duration(x.state.duration)),
+        h('td', {class: 'chips'}, (x.labels || []).filter((l) => !l.key.startsWith('system.')).map((l) =>
+          h('a', {href: '#/executions' + query({...filters, labels: l.key + ':' + l.value, page: ''})}, `${l.key}:${l.value}`))),
+        h('td', {}, x.trigger ? h('a', {href: '#/executions' + query({...filters, triggerId: x.trigger.id, page: ''}),
+          title: x.trigger.type}, x.trigger.id) : ''))));
       total.textContent = found.total + ' execution' + (found.total === 1 ? '' : 's');
       counts.replaceChildren(...Object.entries(found.counts || {}).map(([s, n]) => h('a', {
         href: '#/executions' + query({...filters, state: s === filters.state ? '' : s, page: ''}),
@@ -96,6 +135,7 @@ function executionView(id) {
   const breakdown = h('dl', {class: 'breakdown'});
   const details = h('div', {class: 'details'});
   const gantt = h('div', {class: 'gantt', tabindex: 0, 'aria-label': 'Task runs over time'});
+  const picked = h('section', {id: 'run'});
   const level = h('select', {id: 'log-level'}, LEVELS.map((l) => h('option', {value: l, selected: l === 'INFO'}, l)));
   const task = h('input', {id: 'log-task', placeholder: 'task id'});
   const logs = h('pre', {class: 'logs', id: 'logs', 'aria-live': 'off'});
@@ -115,12 +155,15 @@ function executionView(id) {
   };
   level.addEventListener('change', drawLogs);
   task.addEventListener('input', drawLogs);
-  show(head, actions, resume, h('h2', {}, 'Task runs'), gantt, h('h2', {}, 'Where the time went'), breakdown, details,
+  show(head, actions, resume, h('h2', {}, 'Task runs'), gantt, picked, h('h2', {}, 'Where the time went'), breakdown, details,
     h('h2', {}, 'Logs'), h('div', {class: 'filters'}, h('label', {for: 'log-level'}, 'Level'), level,
       h('label', {for: 'log-task'}, 'Task'), task, download), logs);
 
   let latest = null;
   let pausedAt = null;
+  let rows = [];
+  const folded = new Set();
+  let selected = null;
   const act = (label, path, body = {}) => h('button', {type: 'button', onclick: async () => {
     try {
       const answer = await api(`/executions/${encodeURIComponent(id)}/${path}`, {method: 'POST', body});
@@ -140,7 +183,8 @@ function executionView(id) {
       x.error ? h('p', {class: 'error'}, x.error) : '');
     actions.replaceChildren(
       !TERMINAL.has(current) ? act('Kill', 'kill') : '',
-      current === 'FAILED' || current === 'KILLED' ? act('Restart', 'restart') : '');
+      current === 'FAILED' || current === 'KILLED' ? act('Restart', 'restart') : '',
+      TERMINAL.has(current) ? act('Replay', 'replay') : '');
     if (current !== 'PAUSED') {
       resume.replaceChildren();
       pausedAt = null;
@@ -151,10 +195,43 @@ function executionView(id) {
     breakdown.replaceChildren(...Object.entries(x.breakdown || {}).flatMap(([k, v]) => [h('dt', {}, k),
       h('dd', {}, duration(v))]));
     details.replaceChildren(
-      h('h2', {}, 'Inputs'), h('pre', {}, JSON.stringify(x.inputs, null, 2)),
+      h('h2', {}, 'Inputs'), jsonTree(x.inputs || {}),
       h('h2', {}, 'Labels'), h('pre', {}, (x.labels || []).map((l) => l.key + ': ' + l.value).join('\n')),
-      h('h2', {}, 'Outputs'), h('pre', {}, JSON.stringify(x.outputs, null, 2)));
-    drawGantt();
+      ...(x.trigger ? [h('h2', {}, 'Trigger'), h('p', {}, `${x.trigger.id} (${x.trigger.type})`), jsonTree(x.trigger.variables || {})] : []),
+      h('h2', {}, 'Outputs'), jsonTree(x.outputs || {}));
+    rows = ganttRows(x.taskRunList, folded);
+    drawRuns();
+    const run = selected && x.taskRunList.find((r) => r.id === selected);
+    if (run) runPanel(run);
+  };
+  // One task run: its attempts (with the worker's dates), its outputs as a tree, and a replay from it.
+  const runPanel = (run) => {
+    const ended = TERMINAL.has(latest.state.current);
+    picked.replaceChildren(h('h2', {}, 'Task run ', h('code', {}, run.taskId), run.value ? ` [${run.value}]` : ''),
+      h('p', {}, badge(run.state.current), ` · ${run.id} · started ${when(run.state.startDate)} · `,
+        duration(run.state.duration), ' ', ended ? act('Replay from this run', 'replay?taskRunId=' + encodeURIComponent(run.id)) : ''),
+      run.attempts.length ? h('table', {class: 'list', id: 'attempts'}, h('thead', {}, h('tr', {},
+        ['Attempt', 'State', 'Started', 'Duration', 'Received by a worker', 'Error'].map((c) => h('th', {scope: 'col'}, c)))),
+      h('tbody', {}, run.attempts.map((a, i) => h('tr', {}, h('td', {}, i + 1), h('td', {}, badge(a.state.current)),
+        h('td', {}, when(a.state.startDate)), h('td', {}, duration(a.state.duration)),
+        h('td', {}, a.worker ? when(a.worker.receivedDate) : ''), h('td', {class: 'error'}, a.error || ''))))) : '',
+      run.error ? h('p', {class: 'error'}, run.error) : '',
+      h('h3', {}, 'Outputs'), jsonTree(run.outputs || {}));
+  };
+  const drawRuns = () => {
+    if (!latest) return;
+    const start = Date.parse(latest.state.startDate);
+    const end = Math.max(start + 1, ...latest.taskRunList.map((r) => (r.state.endDate ? Date.parse(r.state.endDate) : Date.now())),
+      latest.state.endDate ? Date.parse(latest.state.endDate) : Date.now());
+    drawGantt(gantt, rows, start, end, {selected, toggle: (key) => {
+      if (!folded.delete(key)) folded.add(key);
+      rows = ganttRows(latest.taskRunList, folded);
+      drawRuns();
+    }, select: (run) => {
+      selected = run.id;
+      runPanel(run);
+      drawRuns();
+    }});
   };
   // A PAUSED execution: a form from the paused task's onResume inputs, as its flow's revision declares them.
   const resumeForm = async (x) => {
@@ -170,32 +247,7 @@ function executionView(id) {
       failed(e);
     }
   };
-  // Only the rows in view are drawn: an execution of 10,000 runs scrolls as one of ten.
-  const drawGantt = () => {
-    if (!latest) return;
-    const runs = latest.taskRunList;
-    const start = Date.parse(latest.state.startDate);
-    const end = Math.max(start + 1, ...runs.map((r) => Date.parse(r.state.endDate || new Date().toISOString())),
-      Date.parse(latest.state.endDate || new Date().toISOString()));
-    const span = end - start;
-    const first = Math.max(0, Math.floor(gantt.scrollTop / ROW_PX) - 5);
-    const last = Math.min(runs.length, first + Math.ceil(gantt.clientHeight / ROW_PX) + 10);
-    const rows = [];
-    for (let i = first; i < last; i++) {
-      const r = runs[i];
-      const from = Date.parse(r.state.startDate);
-      const to = Date.parse(r.state.endDate || new Date().toISOString());
-      const left = ((from - start) / span) * 100;
-      const width = Math.min(100 - left, Math.max(0.3, ((to - from) / span) * 100));
-      const attempts = r.attempts.length > 1 ? ` (${r.attempts.length} attempts)` : '';
-      rows.push(h('div', {class: 'row', style: `top:${i * ROW_PX}px`},
-        h('span', {class: 'label', title: r.id}, r.taskId + (r.value ? ` [${r.value}]` : '') + attempts),
-        h('span', {class: 'track'}, h('span', {class: 'bar state-' + r.state.current.toLowerCase(),
-          style: `left:${left}%;width:${width}%`, title: `${r.taskId}: ${r.state.current}, ${duration(r.state.duration)}`}))));
-    }
-    gantt.replaceChildren(h('div', {class: 'rows', style: `height:${runs.length * ROW_PX}px`}, rows));
-  };
-  gantt.addEventListener('scroll', drawGantt);
+  gantt.addEventListener('scroll', drawRuns);
 
   // The stream ends with the execution; a restart or a resume (from here or elsewhere) is seen by looking again
   // every few seconds, and followed again.
@@ -310,13 +362,21 @@ function flowsView(params) {
       location.hash = '#/flows' + query({namespace: input.value});
     }}, h('label', {for: 'f-namespace'}, 'Namespace'), input, h('button', {type: 'submit'}, 'Filter'),
     h('a', {class: 'button', href: '#/flows/new'}, 'New flow')),
-    h('table', {class: 'list'}, h('thead', {}, h('tr', {}, ['Namespace', 'Flow', 'Revision', 'Executions']
+    h('table', {class: 'list'}, h('thead', {}, h('tr', {}, ['Namespace', 'Flow', 'Revision', 'Triggers', 'Last executions']
       .map((c) => h('th', {scope: 'col'}, c)))), body));
   api('/flows/search' + query({namespace, size: '100'})).then((found) => {
-    body.replaceChildren(...found.results.map((f) => h('tr', {},
-      h('td', {}, f.namespace), h('td', {}, h('a', {href: `#/flows/${f.namespace}/${f.id}`}, f.id)),
-      h('td', {}, f.revision),
-      h('td', {}, h('a', {href: '#/executions' + query({namespace: f.namespace, flowId: f.id})}, 'executions')))));
+    body.replaceChildren(...found.results.map((f) => {
+      const last = h('td', {class: 'last'});
+      api('/executions/search' + query({namespace: f.namespace, flowId: f.id, size: '5'})).then((runs) => {
+        last.replaceChildren(...runs.results.filter((x) => x.namespace === f.namespace).map((x) =>
+          h('a', {href: '#/executions/' + encodeURIComponent(x.id), title: `${x.id}, ${when(x.state.startDate)}`},
+            badge(x.state.current))),
+        ' ', h('a', {href: '#/executions' + query({namespace: f.namespace, flowId: f.id})}, `all ${runs.total}`));
+      }).catch(failed);
+      return h('tr', {}, h('td', {}, f.namespace), h('td', {}, h('a', {href: `#/flows/${f.namespace}/${f.id}`}, f.id),
+        f.disabled ? h('span', {class: 'muted'}, ' (disabled)') : ''),
+      h('td', {}, f.revision), h('td', {}, f.triggers.map((t) => t.id + ' (' + t.type.split('.').pop() + ')').join(', ')), last);
+    }));
   }).catch(failed);
   return () => {};
 }
@@ -334,49 +394,53 @@ tasks:
 `;
 
 function flowView(namespace, id) {
-  const editor = h('textarea', {id: 'source', spellcheck: 'false', 'aria-label': 'Flow source (YAML)', rows: 24});
+  const host = h('div', {class: 'source'});
   const problems = h('ul', {class: 'problems', id: 'problems', 'aria-live': 'polite'});
   const status = h('p', {class: 'muted', id: 'flow-status'});
   const execute = h('section', {id: 'execute'});
   let timer = 0;
   let checked = 0;
+  const listProblems = (all) => {
+    const lines = editor.mark(all);
+    problems.replaceChildren(...all.map((p, i) => h('li', {class: 'error'}, lines[i] === null ? p
+      : [h('button', {type: 'button', class: 'line', onclick: () => editor.focusLine(lines[i])}, 'line ' + lines[i]), ' ', p])));
+  };
   const validate = async () => {
     const ask = ++checked;
     try {
-      const results = await api('/flows/validate', {method: 'POST', body: editor.value, type: 'application/x-yaml'});
+      const results = await api('/flows/validate', {method: 'POST', body: editor.value(), type: 'application/x-yaml'});
       if (ask !== checked) return;
       const all = results.filter((r) => r.constraints).flatMap((r) => r.constraints.split('\n'));
-      problems.replaceChildren(...all.map((p) => h('li', {class: 'error'}, p)));
+      listProblems(all);
       status.textContent = all.length ? all.length + ' problem' + (all.length === 1 ? '' : 's') : 'Valid';
     } catch (e) {
       failed(e);
     }
   };
-  editor.addEventListener('input', () => {
+  const editor = yamlEditor(host, 'source', 'Flow source (YAML)', () => {
     clearTimeout(timer);
     timer = setTimeout(validate, 300);
   });
   const deploy = h('button', {type: 'button', id: 'deploy', onclick: async () => {
     try {
-      const flow = await api('/flows', {method: 'POST', body: editor.value, type: 'application/x-yaml'});
+      const flow = await api('/flows', {method: 'POST', body: editor.value(), type: 'application/x-yaml'});
       toast(`Deployed ${flow.namespace}.${flow.id}, revision ${flow.revision}`);
       location.hash = `#/flows/${flow.namespace}/${flow.id}`;
     } catch (e) {
       if (e instanceof ApiError && e.status === 400) {
-        problems.replaceChildren(...e.message.split('\n').map((p) => h('li', {class: 'error'}, p)));
+        listProblems(e.message.split('\n'));
         status.textContent = 'Not deployed';
       } else failed(e);
     }
   }}, 'Deploy');
   show(h('h1', {}, id ? `${namespace}.${id}` : 'New flow'), status,
-    h('div', {class: 'editor'}, editor, h('div', {}, h('h2', {}, 'Problems'), problems)), deploy, execute);
+    h('div', {class: 'editor'}, host, h('div', {}, h('h2', {}, 'Problems'), problems)), deploy, execute);
   if (!id) {
-    editor.value = NEW_FLOW;
-    validate();
+    editor.setValue(NEW_FLOW);
     return () => clearTimeout(timer);
   }
   api(`/flows/${namespace}/${id}`).then((flow) => {
-    editor.value = flow.source;
+    editor.setValue(flow.source);
     status.textContent = 'Revision ' + flow.revision;
     execute.replaceChildren(executeForm(namespace, id, flow.inputs || []));
   }).catch(failed);

@@ -11,6 +11,8 @@ import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.LogRecord;
 import jakarta.servlet.DispatcherType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
@@ -19,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -96,6 +99,11 @@ final class HttpApi {
     private static final Pattern WEBHOOK_KEY = Pattern.compile("^(/api/v1/executions/webhook/[^/]+/[^/]+/)[^/]+");
     /** The resume route, which takes Kestra's form too. */
     private static final Pattern RESUME = Pattern.compile("/api/v1/executions/[^/]+/resume");
+    private static final Map<String, String> UI_HEADERS = Map.of("Cache-Control", "no-cache",
+            "X-Content-Type-Options", "nosniff",
+            "Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'");
+    /** The CodeMirror WebJar's version, as its Maven properties say (the pom is the one place it is written). */
+    private static final String CODEMIRROR_VERSION = webJarVersion("codemirror");
     /** The webhook route exactly: three segments, none of them a dot segment. */
     private static final Pattern WEBHOOK =
             Pattern.compile("/api/v1/executions/webhook/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}$)[^/]+");
@@ -126,8 +134,14 @@ final class HttpApi {
                 files.hostedPath = "/ui";
                 files.directory = "/ui";
                 files.location = Location.CLASSPATH;
-                files.headers = Map.of("Cache-Control", "no-cache", "X-Content-Type-Options", "nosniff",
-                        "Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'");
+                files.headers = UI_HEADERS;
+            });
+            // its editor, CodeMirror, from its WebJar
+            config.staticFiles.add(files -> {
+                files.hostedPath = "/ui/vendor/codemirror";
+                files.directory = "/META-INF/resources/webjars/codemirror/" + CODEMIRROR_VERSION;
+                files.location = Location.CLASSPATH;
+                files.headers = UI_HEADERS;
             });
             // No servlet timeout: every asynchronous answer ends by itself (wait timeout, producer timeouts).
             config.http.asyncTimeout = 0;
@@ -423,5 +437,19 @@ final class HttpApi {
             details.forEach(body.putArray("details")::add);
         }
         ctx.status(status).json(body);
+    }
+
+    private static String webJarVersion(String artifact) {
+        String path = "/META-INF/maven/org.webjars.npm/" + artifact + "/pom.properties";
+        try (var in = HttpApi.class.getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException(path + " is not on the class path");
+            }
+            var properties = new Properties();
+            properties.load(in);
+            return properties.getProperty("version");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

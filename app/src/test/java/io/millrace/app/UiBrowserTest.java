@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,12 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -78,6 +82,23 @@ class UiBrowserTest {
                 type: io.kestra.plugin.core.log.Log
                 message: "Resumed: {{ outputs.wait.onResume.reason }}"
             """;
+    private static final String LOOP = """
+            id: loop
+            namespace: ui.test
+            labels:
+              team: ui
+            tasks:
+              - id: each
+                type: io.kestra.plugin.core.flow.ForEach
+                values: ["a", "b", "c"]
+                tasks:
+                  - id: first
+                    type: io.kestra.plugin.core.debug.Return
+                    format: "first {{ taskrun.value }}"
+                  - id: second
+                    type: io.kestra.plugin.core.debug.Return
+                    format: "second {{ taskrun.value }}"
+            """;
     private static final String SLOW = """
             id: slow
             namespace: ui.test
@@ -105,6 +126,7 @@ class UiBrowserTest {
         ui = "http://localhost:" + engine.port() + "/ui/";
         var options = new ChromeOptions().setBinary(which("chromium"))
                 .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900");
+        options.setCapability("goog:loggingPrefs", Map.of(LogType.BROWSER, "ALL"));
         var service = new ChromeDriverService.Builder().usingDriverExecutable(new File(which("chromedriver"))).build();
         browser = new ChromeDriver(service, options);
         wait = new WebDriverWait(browser, Duration.ofSeconds(30));
@@ -130,17 +152,32 @@ class UiBrowserTest {
         // given: the editor of a new flow, and a flow without tasks typed into it
         browser.get(ui + "#/flows/new");
         WebElement source = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("source")));
-        source.clear();
-        source.sendKeys("id: greet\nnamespace: ui.test\n");
+        type(source, "");
+        source.click();
+        new Actions(browser).sendKeys("id: greet\nnamespace: ui.test\n").perform();
 
         // then: the API's validation shows the problem as it is typed
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("problems"), "tasks"));
         assertThat(browser.findElement(By.id("flow-status")).getText()).contains("problem");
 
+        // when: a property misspelt in a task
+        type(source, GREET.replace("message:", "mesage:"));
+
+        // then: the problem is marked in the margin at its line, and listed with it
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("problems"), "mesage"));
+        assertThat(browser.findElement(By.id("problems")).getText())
+                .contains("line 10 Unknown or unsupported property 'mesage'");
+        assertThat(browser.findElements(By.cssSelector("#source .problem-mark")))
+                .anySatisfy(mark -> assertThat(mark.getAttribute("title")).contains("'mesage'", "task 'hello'"));
+        assertThat(browser.findElements(By.cssSelector("#source .CodeMirror-code > div")).get(9).getText())
+                .contains("mesage");
+        assertThat(browser.findElements(By.cssSelector("#source .cm-atom"))).as("YAML keys highlighted").isNotEmpty();
+
         // when: the whole flow, deployed
         type(source, GREET);
         wait.until(ExpectedConditions.textToBe(By.id("flow-status"), "Valid"));
         assertThat(browser.findElements(By.cssSelector("#problems li"))).isEmpty();
+        assertThat(browser.findElements(By.cssSelector("#source .problem-mark"))).isEmpty();
         screenshot("ui-flow-editor.png");
         browser.findElement(By.id("deploy")).click();
 
@@ -161,9 +198,41 @@ class UiBrowserTest {
         assertThat(browser.findElements(By.cssSelector(".gantt .bar.state-success"))).hasSize(2);
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("logs"), "Hello Ada"));
         assertThat(browser.findElement(By.cssSelector(".breakdown")).getText()).contains("running", "total");
-        assertThat(browser.findElement(By.cssSelector(".details")).getText()).contains("\"name\": \"Ada\"");
+        assertThat(browser.findElement(By.cssSelector(".details")).getText()).contains("name: \"Ada\"");
         assertThat(browser.findElements(By.xpath("//button[text()='Kill']"))).isEmpty();
+
+        // when: a run opened from the Gantt
+        browser.findElement(By.xpath("//div[@class='gantt']//button[text()='answer']")).click();
+
+        // then: its attempt and its outputs as a tree
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run"), "Task run answer"));
+        assertThat(browser.findElements(By.cssSelector("#attempts tbody tr"))).hasSize(1);
+        assertThat(browser.findElement(By.cssSelector("#run details.node")).getText()).contains("value: \"ADA\"");
         screenshot("ui-execution.png");
+        String first = browser.getCurrentUrl();
+
+        // when: replayed from that run
+        browser.findElement(By.xpath("//button[text()='Replay from this run']")).click();
+
+        // then: a new execution, which ran it again
+        wait.until(ExpectedConditions.not(ExpectedConditions.urlToBe(first)));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "SUCCESS"));
+        assertThat(browser.findElements(By.cssSelector(".gantt .row"))).hasSize(2);
+
+        // when: a ForEach of three values, two tasks each
+        runNew(LOOP, "loop");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "SUCCESS"));
+
+        // then: its runs under it, grouped by value, and the groups fold
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(".gantt .row"), 10));
+        assertThat(browser.findElements(By.cssSelector(".gantt .row.group"))).extracting(row -> row.getText().replace("▾", "").trim())
+                .containsExactly("[a] 2 runs", "[b] 2 runs", "[c] 2 runs");
+        browser.findElement(By.cssSelector("button[aria-label='Fold [a] 2 runs']")).click();
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(".gantt .row"), 8));
+        browser.findElement(By.cssSelector("button[aria-label='Fold each']")).click();
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(".gantt .row"), 1));
+        browser.findElement(By.cssSelector("button[aria-label='Unfold each']")).click();
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(".gantt .row"), 8));
 
         // when: a long execution, killed from its page
         runNew(SLOW, "slow");
@@ -179,9 +248,10 @@ class UiBrowserTest {
         assertThat(browser.findElement(By.cssSelector("p.error")).getText()).contains("always broken");
         wait.until(ExpectedConditions.elementToBeClickable(By.xpath("//button[text()='Restart']"))).click();
 
-        // then: its failed run tried again, a second attempt in the Gantt
+        // then: its failed run tried again, a second attempt in the Gantt, each attempt a bar of its own
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".gantt"), "fail (2 attempts)"));
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "FAILED"));
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector(".gantt .bar.attempt.state-failed"), 2));
 
         // when: a paused execution, resumed with an input from the form its Pause task's onResume makes
         runNew(APPROVAL, "approval");
@@ -202,33 +272,46 @@ class UiBrowserTest {
         flow.sendKeys("greet");
         browser.findElement(By.cssSelector("form.filters button")).click();
 
-        // then: only the flow's execution, and its own link
+        // then: only the flow's executions (the first and its replay), each its own link
         wait.until(ExpectedConditions.urlContains("flowId=greet"));
-        wait.until(ExpectedConditions.textToBe(By.id("total"), "1 execution"));
+        wait.until(ExpectedConditions.textToBe(By.id("total"), "2 executions"));
         List<WebElement> rows = browser.findElements(By.cssSelector("table.list tbody tr"));
-        assertThat(rows).hasSize(1);
+        assertThat(rows).hasSize(2);
         assertThat(rows.getFirst().getText()).contains("greet", "SUCCESS");
         browser.get(ui + "#/executions");
-        wait.until(ExpectedConditions.textToBe(By.id("total"), "4 executions"));
-        assertThat(browser.findElement(By.id("counts")).getText()).contains("FAILED 1", "KILLED 1", "SUCCESS 2");
+        wait.until(ExpectedConditions.textToBe(By.id("total"), "6 executions"));
+        assertThat(browser.findElement(By.id("counts")).getText()).contains("FAILED 1", "KILLED 1", "SUCCESS 4");
         screenshot("ui-executions.png");
 
         // and: a count filters the list by its state
         browser.findElement(By.xpath("//nav[@id='counts']/a[contains(., 'SUCCESS')]")).click();
         wait.until(ExpectedConditions.urlContains("state=SUCCESS"));
-        wait.until(ExpectedConditions.textToBe(By.id("total"), "2 executions"));
+        wait.until(ExpectedConditions.textToBe(By.id("total"), "4 executions"));
+
+        // and: a label, from the row's chip, and a time range narrow it
+        clickAgainIfRedrawn(By.linkText("team:ui"));
+        wait.until(ExpectedConditions.urlContains("labels=team%3Aui"));
+        wait.until(ExpectedConditions.textToBe(By.id("total"), "1 execution"));
+        assertThat(browser.findElement(By.id("f-labels")).getAttribute("value")).isEqualTo("team:ui");
+        browser.get(ui + "#/executions?timeRange=PT1H");
+        wait.until(ExpectedConditions.textToBe(By.id("total"), "6 executions"));
+        browser.get(ui + "#/executions?endDate=2026-01-01T00:00:00.000Z");
+        wait.until(ExpectedConditions.textToBe(By.id("total"), "0 executions"));
 
         // and: the overview: what started each minute, by state, and the flow that failed
         browser.get(ui + "#/overview");
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("failing"), "ui.test.broken"));
         assertThat(browser.findElements(By.cssSelector("#started svg rect"))).isNotEmpty();
-        assertThat(browser.findElement(By.cssSelector("#started figcaption")).getText()).startsWith("4 executions");
+        assertThat(browser.findElement(By.cssSelector("#started figcaption")).getText()).startsWith("6 executions");
         assertThat(browser.findElements(By.cssSelector("#started svg rect.fill-failed"))).isNotEmpty();
         screenshot("ui-overview.png");
 
         // and: the flows list
         browser.get(ui + "#/flows");
-        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("table.list tbody tr"), 4));
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("table.list tbody tr"), 5));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.xpath("//tr[td/a[text()='greet']]/td[@class='last']"), "all 2"));
+        assertThat(browser.findElements(By.xpath("//tr[td/a[text()='greet']]/td[@class='last']//span[contains(@class,'state-success')]")))
+                .hasSize(2);
         screenshot("ui-flows.png");
     }
 
@@ -243,10 +326,18 @@ class UiBrowserTest {
         wait.until(ExpectedConditions.urlContains("#/executions/"));
     }
 
-    /** Replaces a text area's text as a paste would, firing its input event. */
-    private void type(WebElement area, String text) {
-        ((JavascriptExecutor) browser).executeScript(
-                "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'));", area, text);
+    /** Clicks an element of a list that is redrawn every few seconds, again when it was redrawn under the click. */
+    private void clickAgainIfRedrawn(By what) {
+        new WebDriverWait(browser, Duration.ofSeconds(30)).ignoring(StaleElementReferenceException.class)
+                .until(browser -> {
+                    browser.findElement(what).click();
+                    return true;
+                });
+    }
+
+    /** Replaces the editor's text as a paste would (CodeMirror's own call, which fires its change). */
+    private void type(WebElement editor, String text) {
+        ((JavascriptExecutor) browser).executeScript("arguments[0].CodeMirror.setValue(arguments[1]);", editor, text);
     }
 
     /**
@@ -264,6 +355,10 @@ class UiBrowserTest {
                     .map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.html).slice(0, 3)}))));
                 """);
         assertThat(violations).as("serious or critical accessibility violations on " + name).isEmpty();
+        // an error the page threw, not an answer of the API it showed (a 400 or 404 is logged as a failed load)
+        assertThat(browser.manage().logs().get(LogType.BROWSER).getAll()).as("errors in the browser's console up to " + name)
+                .filteredOn(entry -> entry.getLevel() == Level.SEVERE && !entry.getMessage().contains("Failed to load resource"))
+                .isEmpty();
         Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
         Files.createDirectories(SCREENSHOTS);
         Files.copy(shot, SCREENSHOTS.resolve(name), StandardCopyOption.REPLACE_EXISTING);
