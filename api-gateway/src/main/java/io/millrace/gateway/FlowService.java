@@ -14,6 +14,7 @@ import io.millrace.serdes.Json;
 import io.millrace.serdes.avro.FlowRecord;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -42,8 +43,13 @@ final class FlowService {
 
         /** The latest revision of every flow not deleted, by namespace, then id. */
         List<FlowRecord> latestFlows();
+
+        /** The newest {@code limit} revisions of a flow, deletions included, oldest first. */
+        List<FlowRecord> flowRevisions(String namespace, String id, int limit);
     }
 
+    /** The revisions one answer of {@link #revisions} lists at most: the newest (docs/LIMITS.md). */
+    static final int MAX_REVISIONS = 100;
     private static final int PARSED_CACHE_SIZE = 256;
 
     private final FlowParser parser = new FlowParser();
@@ -160,6 +166,31 @@ final class FlowService {
     /** One revision of a flow, as stored (a deleted flow's revisions too: executions of them still show). */
     Optional<FlowRecord> revision(String namespace, String id, int revision) {
         return stored.flowRevision(namespace, id, revision);
+    }
+
+    /**
+     * A flow's revisions as Kestra's {@code GET /api/v1/flows/{namespace}/{id}/revisions}: each as {@link #describe}
+     * shows it, with {@code deleted} (a deletion is a revision too), oldest first; the newest {@link #MAX_REVISIONS}
+     * only, so a first revision other than 1 says that older ones were left out. A revision this gateway just produced
+     * is listed before the store has it, as the latest is (only the last one it produced of the flow, as the overlay
+     * keeps no more).
+     *
+     * @throws ApiException 404 when the flow has no revision
+     */
+    ArrayNode revisions(String namespace, String id) {
+        var revisions = new ArrayList<FlowRecord>();
+        overlay.latest(namespace, id, () -> {
+            revisions.addAll(stored.flowRevisions(namespace, id, MAX_REVISIONS));
+            return revisions.isEmpty() ? Optional.empty() : Optional.of(revisions.getLast());
+        }).filter(latest -> revisions.isEmpty() || latest.getRevision() > revisions.getLast().getRevision())
+                .ifPresent(revisions::add);
+        if (revisions.isEmpty()) {
+            throw ApiException.notFound("Flow '" + Flow.key(namespace, id) + "' not found");
+        }
+        ArrayNode json = Json.MAPPER.createArrayNode();
+        revisions.subList(Math.max(0, revisions.size() - MAX_REVISIONS), revisions.size())
+                .forEach(record -> json.add(describe(record).put("deleted", record.getDeleted())));
+        return json;
     }
 
     private Optional<FlowRecord> latestRevision(String namespace, String id) {

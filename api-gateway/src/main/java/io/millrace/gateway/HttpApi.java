@@ -53,6 +53,7 @@ import org.slf4j.LoggerFactory;
  * POST /api/v1/flows/validate         (YAML)     200 [{index,namespace,flow,constraints}]   (nothing stored)
  * GET  /api/v1/flows/{namespace}/{id}?revision=  200 {namespace,id,revision,disabled,inputs,triggers,pauses,source}
  *                                                | 404   (the latest revision without ?revision)
+ * GET  /api/v1/flows/{namespace}/{id}/revisions 200 [as above, with deleted; oldest first, the newest 100] | 404
  * GET  /api/v1/flows/search?namespace=&page=&size=  200 {results: [as above], total}   (the namespaces one may see)
  * DELETE /api/v1/flows/{namespace}/{id}          204 | 404   (a revision that deletes it; its triggers stop)
  * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra; ?isOnKillCascade=false)
@@ -222,6 +223,10 @@ final class HttpApi {
                     .orElseThrow(() -> ApiException.notFound("Flow '" + namespace + "/" + id + "'"
                             + (revision == null ? "" : " revision " + revision) + " not found"));
             ctx.json(flows.describe(flow));
+        });
+        app.get("/api/v1/flows/{namespace}/{id}/revisions", ctx -> {
+            caller(ctx).require(Role.VIEWER, ctx.pathParam("namespace"), "to read a flow");
+            ctx.json(flows.revisions(ctx.pathParam("namespace"), ctx.pathParam("id")));
         });
         app.get("/api/v1/flows/search", ctx -> ctx.json(flows.search(ctx.queryParam("namespace"),
                 namespace -> caller(ctx).may(Role.VIEWER, namespace),

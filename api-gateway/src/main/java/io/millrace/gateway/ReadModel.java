@@ -105,6 +105,27 @@ final class ReadModel implements FlowService.StoredFlows, AutoCloseable {
     }
 
     /**
+     * The newest {@code limit} stored revisions of a flow, oldest first. A revision that does not decode is counted and
+     * ends the list there: the older ones are left out.
+     */
+    @Override
+    public List<FlowRecord> flowRevisions(String namespace, String id, int limit) {
+        return query(() -> {
+            var newestFirst = new ArrayList<FlowRecord>();
+            try (KeyValueIterator<String, FlowRecord> revisions = this.<FlowRecord>store(ReadModelTopology.FLOWS_STORE)
+                    .reverseRange(FlowMapper.firstKey(namespace, id), FlowMapper.lastKey(namespace, id))) {
+                while (newestFirst.size() < limit && revisions.hasNext()) {
+                    newestFirst.add(revisions.next().value);
+                }
+            } catch (SerializationException e) {
+                undecodable.skipped(Undecodable.Kind.FLOWS, namespace + "/" + id + (newestFirst.isEmpty()
+                        ? ", its newest revision" : ", the revision before " + newestFirst.getLast().getRevision()), e);
+            }
+            return newestFirst.reversed();
+        });
+    }
+
+    /**
      * The latest revision of every flow in the store, deleted ones left out, in key order (namespace, then id). A
      * revision that does not decode is counted and ends the list there.
      */

@@ -13,33 +13,51 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
-/** Deploys against a global store that never catches up: only the overlay knows what was produced. */
+/**
+ * Deploys against a global store that never catches up: only the overlay knows what was produced; the store holds
+ * what a test puts there.
+ */
 class FlowServiceTest {
     private final MockProducer<String, byte[]> producer =
             new MockProducer<>(true, null, new StringSerializer(), new ByteArraySerializer());
     private final List<Set<String>> ensuredGroups = new ArrayList<>();
     /** What the read model holds: the latest revision of each flow. */
     private final List<FlowRecord> stored = new ArrayList<>();
+    /** What the read model holds of every revision, in key order (for the lookups of one flow). */
+    private final List<FlowRecord> storedRevisions = new ArrayList<>();
     private final FlowService flows = new FlowService(new FlowService.StoredFlows() {
         @Override
         public Optional<FlowRecord> latestFlow(String namespace, String id) {
-            return Optional.empty();
+            var revisions = flowRevisions(namespace, id, 1);
+            return revisions.isEmpty() ? Optional.empty() : Optional.of(revisions.getFirst());
         }
 
         @Override
         public Optional<FlowRecord> flowRevision(String namespace, String id, int revision) {
-            return Optional.empty();
+            return revisionsOf(namespace, id).filter(r -> r.getRevision() == revision).findFirst();
         }
 
         @Override
         public List<FlowRecord> latestFlows() {
             return stored;
+        }
+
+        @Override
+        public List<FlowRecord> flowRevisions(String namespace, String id, int limit) {
+            List<FlowRecord> all = revisionsOf(namespace, id).toList();
+            return all.subList(Math.max(0, all.size() - limit), all.size());
+        }
+
+        private Stream<FlowRecord> revisionsOf(String namespace, String id) {
+            return storedRevisions.stream().filter(r -> r.getNamespace().equals(namespace) && r.getId().equals(id));
         }
     }, new FlowOverlay(), new Publisher(producer, new Topics("t."), 1_000_000), Clock.systemUTC(), ensuredGroups::add);
 
@@ -155,5 +173,69 @@ class FlowServiceTest {
                     assertThat(e.status()).isEqualTo(404);
                     assertThat(e.getMessage()).isEqualTo("Flow 'ns/missing' not found");
                 });
+    }
+
+    @Test
+    void shouldListEveryRevisionOldestFirstWithTheDeletionsAndTheOneJustDeployed() throws Exception {
+        // given: the store holds revisions 1 and 2, and 3, which deleted the flow
+        storedRevisions.add(revision(1, "one"));
+        storedRevisions.add(revision(2, "two"));
+        storedRevisions.add(FlowMapper.deletion(storedRevisions.getLast(), Instant.EPOCH));
+
+        // when: deployed again, and read before the store has it
+        var deployed = flows.deploy(source("three"), flow -> { });
+        var revisions = flows.revisions("ns", "f");
+
+        // then
+        assertThat(deployed.revision()).isEqualTo(4);
+        assertThat(revisions).extracting(r -> r.path("revision").asInt()).containsExactly(1, 2, 3, 4);
+        assertThat(revisions).extracting(r -> r.path("deleted").asBoolean()).containsExactly(false, false, true, false);
+        assertThat(revisions.get(1).path("source").asText()).isEqualTo(source("two"));
+        assertThat(revisions.get(3).path("source").asText()).isEqualTo(source("three"));
+        assertThat(revisions.get(0).path("inputs").isArray()).as("each as a flow is described").isTrue();
+    }
+
+    @Test
+    void shouldListARevisionJustDeployedOfAFlowTheStoreDoesNotKnowYet() {
+        // when
+        flows.deploy(source("one"), flow -> { });
+
+        // then
+        assertThat(flows.revisions("ns", "f")).extracting(r -> r.path("revision").asInt()).containsExactly(1);
+    }
+
+    @Test
+    void shouldListOnlyTheNewestHundredRevisions() throws Exception {
+        // given: 150 stored revisions, and one more deployed
+        for (int revision = 1; revision <= 150; revision++) {
+            storedRevisions.add(revision(revision, "m" + revision));
+        }
+        flows.deploy(source("m151"), flow -> { });
+
+        // when
+        var revisions = flows.revisions("ns", "f");
+
+        // then
+        assertThat(revisions).extracting(r -> r.path("revision").asInt())
+                .containsExactlyElementsOf(IntStream.rangeClosed(52, 151).boxed().toList());
+        assertThat(FlowService.MAX_REVISIONS).isEqualTo(100);
+    }
+
+    @Test
+    void shouldAnswer404ForTheRevisionsOfAnUnknownFlow() {
+        // when / then
+        assertThatThrownBy(() -> flows.revisions("ns", "missing"))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.status()).isEqualTo(404);
+                    assertThat(e.getMessage()).isEqualTo("Flow 'ns/missing' not found");
+                });
+    }
+
+    private static String source(String message) {
+        return "id: f\nnamespace: ns\ntasks:\n  - id: a\n    type: log\n    message: " + message + "\n";
+    }
+
+    private static FlowRecord revision(int revision, String message) throws Exception {
+        return FlowMapper.toRecord(new FlowParser().parse(source(message)).withRevision(revision), Instant.EPOCH);
     }
 }

@@ -170,6 +170,36 @@ class GatewayIntegrationTest {
     }
 
     @Test
+    void shouldListAFlowsRevisionsOldestFirstTheDeletionAndTheJustDeployedOneIncluded() {
+        // given
+        String revisions = "/api/v1/flows/" + NAMESPACE + "/revised/revisions";
+        api.post("/api/v1/flows", flow("revised", "one"));
+        api.post("/api/v1/flows", flow("revised", "two"));
+        api.delete("/api/v1/flows/" + NAMESPACE + "/revised");
+
+        // when: read at once, before the read model may have the deletion
+        var first = api.get(revisions);
+
+        // then: the deletion is there already, as the latest
+        assertThat(first.status()).isEqualTo(200);
+        JsonNode latest = first.json().get(first.json().size() - 1);
+        assertThat(latest.path("revision").asInt()).isEqualTo(3);
+        assertThat(latest.path("deleted").asBoolean()).isTrue();
+
+        // and: once stored, every revision, oldest first, each as a flow is read
+        JsonNode all = eventually(() -> api.get(revisions), answer -> answer.json().size() == 3).json();
+        assertThat(all).extracting(r -> r.path("revision").asInt()).containsExactly(1, 2, 3);
+        assertThat(all).extracting(r -> r.path("deleted").asBoolean()).containsExactly(false, false, true);
+        assertThat(all.get(0).path("source").asText()).isEqualTo(flow("revised", "one"));
+        assertThat(all.get(1).path("source").asText()).isEqualTo(flow("revised", "two"));
+        assertThat(all.get(1).path("namespace").asText()).isEqualTo(NAMESPACE);
+        assertThat(all.get(1).has("inputs") && all.get(1).has("triggers") && all.get(1).has("pauses")).isTrue();
+        var unknown = api.get("/api/v1/flows/" + NAMESPACE + "/never/revisions");
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.json().path("message").asText()).isEqualTo("Flow 'company.team/never' not found");
+    }
+
+    @Test
     void shouldAnswer409ForADisabledFlow() {
         // given
         api.post("/api/v1/flows", "id: switched-off\nnamespace: " + NAMESPACE + "\ndisabled: true\n"

@@ -75,6 +75,7 @@ class GatewayUndecodableTest {
             assertThat(api.get("/api/v1/executions/ex-ok").json().at("/state/current").asText()).isEqualTo("SUCCESS");
             assertThat(api.get("/api/v1/executions/garbage").status()).isEqualTo(404);
             assertThat(api.get("/api/v1/flows/ns/f").status()).isEqualTo(404);
+            assertThat(api.get("/api/v1/flows/ns/f/revisions").status()).isEqualTo(404);
             var search = api.get("/api/v1/executions/search").json();
             assertThat(search.path("results")).extracting(result -> result.path("id").asText()).containsExactly("ex-ok");
 
