@@ -5,6 +5,7 @@ import {badge, duration, h, query, seconds, STATES, svg, TERMINAL, toast, when} 
 import {drawGantt, ganttRows} from './gantt.js';
 import {jsonTree} from './tree.js';
 import {yamlEditor} from './editor.js';
+import {revisionsView} from './revisions.js';
 
 const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 const LIST_EVERY_MS = 2000;
@@ -393,11 +394,12 @@ tasks:
     message: "Hello {{ inputs.name }}"
 `;
 
-function flowView(namespace, id) {
+function flowView(namespace, id, params) {
   const host = h('div', {class: 'source'});
   const problems = h('ul', {class: 'problems', id: 'problems', 'aria-live': 'polite'});
   const status = h('p', {class: 'muted', id: 'flow-status'});
   const execute = h('section', {id: 'execute'});
+  const revisions = h('section', {id: 'revisions'});
   let timer = 0;
   let checked = 0;
   const listProblems = (all) => {
@@ -425,7 +427,9 @@ function flowView(namespace, id) {
     try {
       const flow = await api('/flows', {method: 'POST', body: editor.value(), type: 'application/x-yaml'});
       toast(`Deployed ${flow.namespace}.${flow.id}, revision ${flow.revision}`);
-      location.hash = `#/flows/${flow.namespace}/${flow.id}`;
+      const page = `#/flows/${flow.namespace}/${flow.id}`;
+      if (location.hash === page) route(); // the page again: its revision and revisions are new
+      else location.hash = page;
     } catch (e) {
       if (e instanceof ApiError && e.status === 400) {
         listProblems(e.message.split('\n'));
@@ -434,7 +438,7 @@ function flowView(namespace, id) {
     }
   }}, 'Deploy');
   show(h('h1', {}, id ? `${namespace}.${id}` : 'New flow'), status,
-    h('div', {class: 'editor'}, host, h('div', {}, h('h2', {}, 'Problems'), problems)), deploy, execute);
+    h('div', {class: 'editor'}, host, h('div', {}, h('h2', {}, 'Problems'), problems)), deploy, execute, revisions);
   if (!id) {
     editor.setValue(NEW_FLOW);
     return () => clearTimeout(timer);
@@ -444,6 +448,12 @@ function flowView(namespace, id) {
     status.textContent = 'Revision ' + flow.revision;
     execute.replaceChildren(executeForm(namespace, id, flow.inputs || []));
   }).catch(failed);
+  // a deleted flow's too: an older revision loaded into the editor and deployed brings it back
+  revisionsView(revisions, namespace, id, params, {failed, load: (source, revision) => {
+    editor.setValue(source);
+    editor.focusLine(1);
+    toast(`Revision ${revision} is in the editor; Deploy makes it the latest`);
+  }});
   return () => clearTimeout(timer);
 }
 
@@ -500,7 +510,7 @@ function route() {
   if (parts[0] === 'overview') dispose = overviewView(params);
   else if (parts[0] === 'executions' && parts[1]) dispose = executionView(parts[1]);
   else if (parts[0] === 'flows' && parts[1] === 'new') dispose = flowView(null, null);
-  else if (parts[0] === 'flows' && parts.length === 3) dispose = flowView(parts[1], parts[2]);
+  else if (parts[0] === 'flows' && parts.length === 3) dispose = flowView(parts[1], parts[2], params);
   else if (parts[0] === 'flows') dispose = flowsView(params);
   else dispose = executionsView(params);
   document.title = 'Millrace · ' + (parts.slice(0, 3).join(' / ') || 'executions');

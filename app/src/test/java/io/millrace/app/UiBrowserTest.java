@@ -16,7 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
@@ -32,16 +35,18 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The UI in a real browser (Debian's headless Chromium, installed by bin/install-chromium) against a real standalone
  * engine: a flow written in the editor (a validation error shown first), deployed, run from its execute form and
  * watched to its end with its Gantt and logs; a long one killed, a failed one restarted and a paused one resumed with
- * an input, each from its page; the list filtered. Screenshots of each
+ * an input, each from its page; the list filtered; two revisions of a flow compared. Screenshots of each
  * screen go to docs/img (docs/ui.md shows them), so the docs show the UI as it is.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class UiBrowserTest {
     private static final Path SCREENSHOTS = Path.of("..", "docs", "img");
     /** The axe-core WebJar's version (pom.xml's axe-core.version). */
@@ -108,6 +113,18 @@ class UiBrowserTest {
                 duration: PT60S
             """;
 
+    private static final String REVISED = """
+            id: revised
+            namespace: ui.revisions
+            tasks:
+              - id: say
+                type: io.kestra.plugin.core.log.Log
+                message: first words
+              - id: done
+                type: io.kestra.plugin.core.log.Log
+                message: the end
+            """;
+
     @TempDir
     static Path stateDir;
     private Engine engine;
@@ -148,6 +165,7 @@ class UiBrowserTest {
     }
 
     @Test
+    @Order(1)
     void shouldWriteDeployRunWatchKillRestartResumeAndFindExecutionsInTheBrowser() throws Exception {
         // given: the editor of a new flow, and a flow without tasks typed into it
         browser.get(ui + "#/flows/new");
@@ -313,6 +331,59 @@ class UiBrowserTest {
         assertThat(browser.findElements(By.xpath("//tr[td/a[text()='greet']]/td[@class='last']//span[contains(@class,'state-success')]")))
                 .hasSize(2);
         screenshot("ui-flows.png");
+    }
+
+    @Test
+    @Order(3)
+    void shouldShowAFlowsRevisionsAndTheLinesThatChangedBetweenTwo() throws Exception {
+        // given: a flow deployed from the editor, then one of its lines changed and deployed again
+        browser.get(ui + "#/flows/new");
+        type(wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("source"))), REVISED);
+        wait.until(ExpectedConditions.textToBe(By.id("flow-status"), "Valid"));
+        browser.findElement(By.id("deploy")).click();
+        wait.until(ExpectedConditions.urlContains("#/flows/ui.revisions/revised"));
+        wait.until(ExpectedConditions.textToBe(By.id("flow-status"), "Revision 1"));
+        type(browser.findElement(By.id("source")), REVISED.replace("first words", "second words"));
+        wait.until(ExpectedConditions.textToBe(By.id("flow-status"), "Valid"));
+        browser.findElement(By.id("deploy")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("flow-status"), "Revision 2"));
+
+        // when: the flow's page
+        browser.get(ui + "#/flows/ui.revisions/revised");
+
+        // then: both revisions to choose from, the previous and the latest chosen, and only the line that changed
+        wait.until(ExpectedConditions.textToBe(By.id("diff-summary"), "From revision 1 to revision 2: 1 line added, 1 removed"));
+        var from = new Select(browser.findElement(By.id("revision-from")));
+        var to = new Select(browser.findElement(By.id("revision-to")));
+        assertThat(from.getOptions()).extracting(WebElement::getText).containsExactly("Revision 1", "Revision 2");
+        assertThat(from.getFirstSelectedOption().getText()).isEqualTo("Revision 1");
+        assertThat(to.getFirstSelectedOption().getText()).isEqualTo("Revision 2");
+        assertThat(changedLines()).containsExactly("− message: first words", "+ message: second words");
+        assertThat(browser.findElement(By.cssSelector("#diff .diff-fold")).getText()).isEqualTo("… 2 unchanged lines");
+        ((JavascriptExecutor) browser).executeScript("document.getElementById('revisions').scrollIntoView()");
+        screenshot("ui-revisions.png");
+
+        // and: the older revision loads into the editor, to be deployed again
+        browser.findElement(By.id("revision-load")).click();
+        assertThat(((JavascriptExecutor) browser).executeScript("return arguments[0].CodeMirror.getValue();",
+                browser.findElement(By.id("source")))).isEqualTo(REVISED);
+
+        // when: a link that chooses revision 2 on both sides
+        browser.get(ui + "#/flows/ui.revisions/revised?from=2&to=2");
+
+        // then: no change
+        wait.until(ExpectedConditions.textToBe(By.id("diff-summary"), "No change from revision 2 to revision 2"));
+        assertThat(new Select(browser.findElement(By.id("revision-from"))).getFirstSelectedOption().getText())
+                .isEqualTo("Revision 2");
+        assertThat(changedLines()).isEmpty();
+    }
+
+    /** The diff's added and removed lines, each as its sign and its text. */
+    private List<String> changedLines() {
+        return browser.findElements(By.cssSelector("#diff tr.diff-removed, #diff tr.diff-added")).stream()
+                .map(row -> row.findElement(By.className("sign")).getText() + " "
+                        + row.findElement(By.className("text")).getText().strip())
+                .toList();
     }
 
     /** Deploys {@code source} from the editor and runs it from its execute form, which opens the execution. */
