@@ -444,7 +444,7 @@ function flowView(namespace, id, params) {
     return () => clearTimeout(timer);
   }
   api(`/flows/${namespace}/${id}`).then((flow) => {
-    editor.setValue(flow.source);
+    editor.setValue(flow.source, true);
     status.textContent = 'Revision ' + flow.revision;
     execute.replaceChildren(executeForm(namespace, id, flow.inputs || []));
   }).catch(failed);

@@ -4,7 +4,7 @@ import {h} from './dom.js';
 
 /**
  * An editor in {@code host}, its wrapper given the id {@code id}; {@code changed()} is called on every change.
- * Answers {value(), setValue(text), mark(problems)}.
+ * Answers {value(), setValue(text, silently), mark(problems), focusLine(line)}.
  */
 export function yamlEditor(host, id, label, changed) {
   const cm = window.CodeMirror(host, {
@@ -13,11 +13,20 @@ export function yamlEditor(host, id, label, changed) {
     extraKeys: {Tab: (editor) => editor.replaceSelection('  ')},
   });
   cm.getWrapperElement().id = id;
-  cm.on('changes', changed);
+  let quiet = false;
+  cm.on('changes', () => quiet || changed());
   let marked = [];
   return {
     value: () => cm.getValue(),
-    setValue: (text) => cm.setValue(text),
+    /** Replaces the text; {@code silently}: without calling {@code changed} (a source as stored, already checked). */
+    setValue(text, silently = false) {
+      quiet = silently;
+      try {
+        cm.setValue(text);
+      } finally {
+        quiet = false;
+      }
+    },
     /** Marks each problem at its line (when one can be told); answers the line of each, 1-based, or null. */
     mark(problems) {
       marked.forEach((line) => cm.removeLineClass(line, 'background', 'problem-line'));
