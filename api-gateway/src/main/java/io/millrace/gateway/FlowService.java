@@ -163,9 +163,13 @@ final class FlowService {
         return latestRevision(namespace, id).filter(record -> !record.getDeleted());
     }
 
-    /** One revision of a flow, as stored (a deleted flow's revisions too: executions of them still show). */
+    /**
+     * One revision of a flow, as stored (a deleted flow's revisions too: executions of them still show), or the latest
+     * this gateway produced that the store has not read yet (an execution started right after a deploy asks for it).
+     */
     Optional<FlowRecord> revision(String namespace, String id, int revision) {
-        return stored.flowRevision(namespace, id, revision);
+        return stored.flowRevision(namespace, id, revision)
+                .or(() -> latestRevision(namespace, id).filter(record -> record.getRevision() == revision));
     }
 
     /**
@@ -219,8 +223,7 @@ final class FlowService {
      * form to resume it needs), and its source.
      */
     ObjectNode describe(FlowRecord record) {
-        Flow flow = parsed.computeIfAbsent(FlowMapper.key(record.getNamespace(), record.getId(), record.getRevision()),
-                k -> FlowMapper.fromRecord(record));
+        Flow flow = parsed(record);
         ObjectNode json = Json.MAPPER.createObjectNode().put("namespace", record.getNamespace()).put("id", record.getId())
                 .put("revision", record.getRevision()).put("disabled", flow.disabled());
         inputs(json.putArray("inputs"), flow.inputs());
@@ -233,6 +236,16 @@ final class FlowService {
         return json.put("source", record.getSource());
     }
 
+    /** A flow's revision as a graph of its tasks ({@link FlowGraph}). */
+    ObjectNode graph(FlowRecord record) {
+        return FlowGraph.of(parsed(record));
+    }
+
+    private Flow parsed(FlowRecord record) {
+        return parsed.computeIfAbsent(FlowMapper.key(record.getNamespace(), record.getId(), record.getRevision()),
+                k -> FlowMapper.fromRecord(record));
+    }
+
     private static void inputs(ArrayNode json, List<InputDef> inputs) {
         inputs.forEach(input -> json.addObject().put("id", input.id()).put("type", input.type().name())
                 .put("required", input.required()).put("description", input.description())
@@ -243,6 +256,6 @@ final class FlowService {
     Flow latestFlow(String namespace, String id) {
         FlowRecord record = latest(namespace, id)
                 .orElseThrow(() -> ApiException.notFound("Flow '" + Flow.key(namespace, id) + "' not found"));
-        return parsed.computeIfAbsent(FlowMapper.key(namespace, id, record.getRevision()), k -> FlowMapper.fromRecord(record));
+        return parsed(record);
     }
 }

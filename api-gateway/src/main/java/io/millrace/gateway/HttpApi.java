@@ -54,6 +54,8 @@ import org.slf4j.LoggerFactory;
  * GET  /api/v1/flows/{namespace}/{id}?revision=  200 {namespace,id,revision,disabled,inputs,triggers,pauses,source}
  *                                                | 404   (the latest revision without ?revision)
  * GET  /api/v1/flows/{namespace}/{id}/revisions 200 [as above, with deleted; oldest first, the newest 100] | 404
+ * GET  /api/v1/flows/{namespace}/{id}/graph?revision=  200 {id,type:"flow",namespace,revision,branches:[{name,
+ *                                                parallel,tasks:[{id,type,disabled,branches}]}]} | 404   (FlowGraph)
  * GET  /api/v1/flows/search?namespace=&page=&size=  200 {results: [as above], total}   (the namespaces one may see)
  * DELETE /api/v1/flows/{namespace}/{id}          204 | 404   (a revision that deletes it; its triggers stop)
  * POST /api/v1/executions/{id}/kill              202   (DELETE too, as Kestra; ?isOnKillCascade=false)
@@ -213,17 +215,9 @@ final class HttpApi {
             flows.delete(ctx.pathParam("namespace"), ctx.pathParam("id"));
             ctx.status(204);
         });
-        app.get("/api/v1/flows/{namespace}/{id}", ctx -> {
-            String namespace = ctx.pathParam("namespace");
-            String id = ctx.pathParam("id");
-            caller(ctx).require(Role.VIEWER, namespace, "to read a flow");
-            String revision = ctx.queryParam("revision");
-            FlowRecord flow = (revision == null ? flows.latest(namespace, id) : flows.revision(namespace, id,
-                    ExecutionSearch.number(ctx.queryParamMap(), "revision", 1, 1, Integer.MAX_VALUE)))
-                    .orElseThrow(() -> ApiException.notFound("Flow '" + namespace + "/" + id + "'"
-                            + (revision == null ? "" : " revision " + revision) + " not found"));
-            ctx.json(flows.describe(flow));
-        });
+        app.get("/api/v1/flows/{namespace}/{id}", ctx -> ctx.json(flows.describe(flow(ctx, flows, "to read a flow"))));
+        app.get("/api/v1/flows/{namespace}/{id}/graph", ctx ->
+                ctx.json(flows.graph(flow(ctx, flows, "to read a flow's graph"))));
         app.get("/api/v1/flows/{namespace}/{id}/revisions", ctx -> {
             caller(ctx).require(Role.VIEWER, ctx.pathParam("namespace"), "to read a flow");
             ctx.json(flows.revisions(ctx.pathParam("namespace"), ctx.pathParam("id")));
@@ -295,6 +289,21 @@ final class HttpApi {
         app.exception(HttpResponseException.class, (e, ctx) -> error(ctx, e.getStatus(), e.getMessage(), List.of()));
         app.exception(Exception.class, (e, ctx) -> failed(ctx, e));
         return app;
+    }
+
+    /**
+     * The flow revision a read asks for: {@code ?revision=}, else the latest; 404 when there is none, 403 when the
+     * caller may not view its namespace.
+     */
+    private static FlowRecord flow(Context ctx, FlowService flows, String why) {
+        String namespace = ctx.pathParam("namespace");
+        String id = ctx.pathParam("id");
+        caller(ctx).require(Role.VIEWER, namespace, why);
+        String revision = ctx.queryParam("revision");
+        return (revision == null ? flows.latest(namespace, id) : flows.revision(namespace, id,
+                ExecutionSearch.number(ctx.queryParamMap(), "revision", 1, 1, Integer.MAX_VALUE)))
+                .orElseThrow(() -> ApiException.notFound("Flow '" + namespace + "/" + id + "'"
+                        + (revision == null ? "" : " revision " + revision) + " not found"));
     }
 
     /** A resume's inputs: a JSON body {@code {"inputs": {...}}}, or a form (Kestra's multipart) with one field an input. */

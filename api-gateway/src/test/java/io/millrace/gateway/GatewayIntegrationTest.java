@@ -126,6 +126,34 @@ class GatewayIntegrationTest {
     }
 
     @Test
+    void shouldServeAFlowRevisionsGraph() {
+        // given: two revisions, the second with a Parallel and an errors branch
+        api.post("/api/v1/flows", flow("drawn", "one"));
+        api.post("/api/v1/flows", "id: drawn\nnamespace: " + NAMESPACE + "\ntasks:\n"
+                + "  - id: both\n    type: io.kestra.plugin.core.flow.Parallel\n    tasks:\n"
+                + "      - {id: left, type: log, message: l}\n      - {id: right, type: log, message: r}\n"
+                + "errors:\n  - {id: alert, type: log, message: e}\n");
+
+        // when
+        var latest = api.get("/api/v1/flows/" + NAMESPACE + "/drawn/graph");
+        var first = eventually(() -> api.get("/api/v1/flows/" + NAMESPACE + "/drawn/graph?revision=1"),
+                a -> a.status() == 200); // a past revision is read from the store, which may lag a deploy
+        var missing = api.get("/api/v1/flows/" + NAMESPACE + "/drawn/graph?revision=9");
+
+        // then
+        assertThat(latest.status()).isEqualTo(200);
+        assertThat(latest.json().path("revision").asInt()).isEqualTo(2);
+        JsonNode parallel = latest.json().path("branches").get(0).path("tasks").get(0);
+        assertThat(parallel.path("branches").get(0).path("parallel").asBoolean()).isTrue();
+        assertThat(parallel.path("branches").get(0).path("tasks")).extracting(t -> t.path("id").asText())
+                .containsExactly("left", "right");
+        assertThat(latest.json().path("branches").get(1).path("name").asText()).isEqualTo("errors");
+        assertThat(first.json().path("branches").get(0).path("tasks").get(0).path("id").asText()).isEqualTo("say");
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(api.get("/api/v1/flows/" + NAMESPACE + "/nope/graph").status()).isEqualTo(404);
+    }
+
+    @Test
     void shouldAnswer404ForAnUnknownFlowOrRoute() {
         // when
         var flow = api.get("/api/v1/flows/" + NAMESPACE + "/nope");

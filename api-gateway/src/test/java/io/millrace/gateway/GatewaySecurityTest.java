@@ -107,6 +107,8 @@ class GatewaySecurityTest {
         assertThat(send("GET", "/api/v1/nothing-here", null, Map.of(), null).status()).isEqualTo(401);
         assertThat(send("POST", "/api/v1/executions/" + NAMESPACE + "/guarded", "wrong", Map.of(), "").status())
                 .isEqualTo(401);
+        assertThat(send("GET", "/api/v1/flows/" + NAMESPACE + "/guarded/graph", "wrong", Map.of(), null).status())
+                .isEqualTo(401);
     }
 
     @Test
