@@ -6,6 +6,7 @@ import {drawGantt, ganttRows} from './gantt.js';
 import {jsonTree} from './tree.js';
 import {yamlEditor} from './editor.js';
 import {revisionsView} from './revisions.js';
+import {topology, topologyHolder} from './topology.js';
 
 const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 const LIST_EVERY_MS = 2000;
@@ -137,6 +138,7 @@ function executionView(id) {
   const details = h('div', {class: 'details'});
   const gantt = h('div', {class: 'gantt', tabindex: 0, 'aria-label': 'Task runs over time'});
   const picked = h('section', {id: 'run'});
+  const graph = topologyHolder((x) => api(`/flows/${x.namespace}/${x.flowId}/graph?revision=${x.flowRevision}`));
   const level = h('select', {id: 'log-level'}, LEVELS.map((l) => h('option', {value: l, selected: l === 'INFO'}, l)));
   const task = h('input', {id: 'log-task', placeholder: 'task id'});
   const logs = h('pre', {class: 'logs', id: 'logs', 'aria-live': 'off'});
@@ -156,7 +158,8 @@ function executionView(id) {
   };
   level.addEventListener('change', drawLogs);
   task.addEventListener('input', drawLogs);
-  show(head, actions, resume, h('h2', {}, 'Task runs'), gantt, picked, h('h2', {}, 'Where the time went'), breakdown, details,
+  show(head, actions, resume, h('h2', {}, 'Task runs'), gantt, picked, h('h2', {}, 'Topology'), graph,
+    h('h2', {}, 'Where the time went'), breakdown, details,
     h('h2', {}, 'Logs'), h('div', {class: 'filters'}, h('label', {for: 'log-level'}, 'Level'), level,
       h('label', {for: 'log-task'}, 'Task'), task, download), logs);
 
@@ -202,6 +205,7 @@ function executionView(id) {
       h('h2', {}, 'Outputs'), jsonTree(x.outputs || {}));
     rows = ganttRows(x.taskRunList, folded);
     drawRuns();
+    graph.show(x).catch(failed);
     const run = selected && x.taskRunList.find((r) => r.id === selected);
     if (run) runPanel(run);
   };
@@ -400,6 +404,7 @@ function flowView(namespace, id, params) {
   const status = h('p', {class: 'muted', id: 'flow-status'});
   const execute = h('section', {id: 'execute'});
   const revisions = h('section', {id: 'revisions'});
+  const graph = h('section', {id: 'topology'});
   let timer = 0;
   let checked = 0;
   const listProblems = (all) => {
@@ -438,7 +443,7 @@ function flowView(namespace, id, params) {
     }
   }}, 'Deploy');
   show(h('h1', {}, id ? `${namespace}.${id}` : 'New flow'), status,
-    h('div', {class: 'editor'}, host, h('div', {}, h('h2', {}, 'Problems'), problems)), deploy, execute, revisions);
+    h('div', {class: 'editor'}, host, h('div', {}, h('h2', {}, 'Problems'), problems)), deploy, execute, graph, revisions);
   if (!id) {
     editor.setValue(NEW_FLOW);
     return () => clearTimeout(timer);
@@ -447,7 +452,8 @@ function flowView(namespace, id, params) {
     editor.setValue(flow.source, true);
     status.textContent = 'Revision ' + flow.revision;
     execute.replaceChildren(executeForm(namespace, id, flow.inputs || []));
-  }).catch(failed);
+    return api(`/flows/${namespace}/${id}/graph`);
+  }).then((g) => graph.replaceChildren(h('h2', {}, 'Topology'), topology(g))).catch(failed);
   // a deleted flow's too: an older revision loaded into the editor and deployed brings it back
   revisionsView(revisions, namespace, id, params, {failed, load: (source, revision) => {
     editor.setValue(source);

@@ -42,8 +42,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The UI in a real browser (Debian's headless Chromium, installed by bin/install-chromium) against a real standalone
  * engine: a flow written in the editor (a validation error shown first), deployed, run from its execute form and
  * watched to its end with its Gantt and logs; a long one killed, a failed one restarted and a paused one resumed with
- * an input, each from its page; the list filtered; two revisions of a flow compared. Screenshots of each
- * screen go to docs/img (docs/ui.md shows them), so the docs show the UI as it is.
+ * an input, each from its page; the list filtered; two revisions of a flow compared; a flow's topology, box by
+ * box, coloured by its execution's runs. Screenshots of each screen go to docs/img (docs/ui.md shows them), so
+ * the docs show the UI as it is.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -103,6 +104,47 @@ class UiBrowserTest {
                   - id: second
                     type: io.kestra.plugin.core.debug.Return
                     format: "second {{ taskrun.value }}"
+            """;
+    /** A Parallel, an If whose else does not run, a ForEach inside it, a failure, errors and finally. */
+    private static final String BRANCHES = """
+            id: branches
+            namespace: ui.graph
+            tasks:
+              - id: both
+                type: io.kestra.plugin.core.flow.Parallel
+                tasks:
+                  - id: left
+                    type: io.kestra.plugin.core.log.Log
+                    message: left
+                  - id: right
+                    type: io.kestra.plugin.core.log.Log
+                    message: right
+              - id: check
+                type: io.kestra.plugin.core.flow.If
+                condition: "{{ 1 == 1 }}"
+                then:
+                  - id: counted
+                    type: io.kestra.plugin.core.flow.ForEach
+                    values: [1, 2, 3]
+                    tasks:
+                      - id: count
+                        type: io.kestra.plugin.core.log.Log
+                        message: "{{ taskrun.value }}"
+                else:
+                  - id: skipped
+                    type: io.kestra.plugin.core.log.Log
+                    message: never
+              - id: broken
+                type: io.kestra.plugin.core.execution.Fail
+                errorMessage: on purpose
+            errors:
+              - id: alert
+                type: io.kestra.plugin.core.log.Log
+                message: "{{ task.id }} after a failure"
+            finally:
+              - id: cleanup
+                type: io.kestra.plugin.core.log.Log
+                message: done
             """;
     private static final String SLOW = """
             id: slow
@@ -165,7 +207,7 @@ class UiBrowserTest {
     }
 
     @Test
-    @Order(1)
+    @Order(1) // it counts every execution and flow: before any other test adds its own
     void shouldWriteDeployRunWatchKillRestartResumeAndFindExecutionsInTheBrowser() throws Exception {
         // given: the editor of a new flow, and a flow without tasks typed into it
         browser.get(ui + "#/flows/new");
@@ -386,13 +428,65 @@ class UiBrowserTest {
                 .toList();
     }
 
-    /** Deploys {@code source} from the editor and runs it from its execute form, which opens the execution. */
+    @Order(2)
+    void shouldDrawTheFlowsTopologyColouredByTheStatesOfTheExecutionsRuns() throws Exception {
+        // given: a flow with a Parallel, an If, a ForEach, a failure, errors and finally, run to its end
+        runNew(BRANCHES, "ui.graph", "branches");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "FAILED"));
+        wait.until(ExpectedConditions.attributeContains(box("cleanup"), "class", "state-success"));
+
+        // then: a box a task, each coloured by its latest run's state, the state in text too
+        WebElement graph = browser.findElement(By.cssSelector(".topology[role='group']"));
+        assertThat(graph.getAttribute("aria-label")).startsWith("Topology of ui.graph.branches, revision 1");
+        assertThat(graph.findElements(By.cssSelector("[data-task-id]"))).extracting(e -> e.getAttribute("data-task-id"))
+                .containsExactlyInAnyOrder("both", "left", "right", "check", "counted", "count", "skipped", "broken",
+                        "alert", "cleanup");
+        for (String succeeded : List.of("both", "left", "right", "check", "counted", "count", "alert", "cleanup")) {
+            assertThat(browser.findElement(box(succeeded)).getAttribute("class")).as(succeeded).contains("state-success");
+        }
+        assertThat(browser.findElement(box("broken")).getAttribute("class")).contains("state-failed");
+        assertThat(browser.findElement(box("broken")).getText()).contains("FAILED");
+        assertThat(browser.findElement(box("skipped")).getAttribute("class")).contains("not-run").doesNotContain("state-");
+        assertThat(browser.findElement(box("skipped")).getText()).contains("not run");
+        assertThat(browser.findElement(box("count")).getText()).contains("×3");
+        assertThat(browser.findElement(box("count")).getAttribute("title")).contains("3 runs, the latest SUCCESS");
+
+        // and: the Parallel's tasks side by side, the If's branches named, errors and finally apart and labelled
+        assertThat(browser.findElements(By.cssSelector("[data-branch='tasks'] > ul.topo-parallel > li"))).hasSize(2);
+        assertThat(browser.findElements(By.cssSelector("[role='group'][aria-label='If check'] [data-branch]")))
+                .extracting(e -> e.getAttribute("data-branch")).containsExactly("then", "tasks", "else");
+        WebElement errors = browser.findElement(By.cssSelector(".topo-errors[role='group'][aria-label='errors']"));
+        assertThat(errors.getText()).startsWith("errors").contains("alert");
+        WebElement finallyBranch = browser.findElement(By.cssSelector(".topo-finally[role='group'][aria-label='finally']"));
+        assertThat(finallyBranch.getText()).startsWith("finally").contains("cleanup");
+        ((JavascriptExecutor) browser).executeScript("arguments[0].scrollIntoView()",
+                browser.findElement(By.xpath("//h2[text()='Topology']")));
+        screenshot("ui-topology.png");
+
+        // when: the flow's page
+        browser.get(ui + "#/flows/ui.graph/branches");
+
+        // then: the same boxes, uncoloured
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#topology [data-task-id]"), 10));
+        assertThat(browser.findElements(By.cssSelector("#topology [class*='state-']"))).isEmpty();
+    }
+
+    private static By box(String taskId) {
+        return By.cssSelector(".topology [data-task-id='" + taskId + "']");
+    }
+
+    /** Deploys {@code source} (of namespace ui.test) from the editor and runs it from its execute form. */
     private void runNew(String source, String id) {
+        runNew(source, "ui.test", id);
+    }
+
+    /** Deploys {@code source} from the editor and runs it from its execute form, which opens the execution. */
+    private void runNew(String source, String namespace, String id) {
         browser.get(ui + "#/flows/new");
         type(wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("source"))), source);
         wait.until(ExpectedConditions.textToBe(By.id("flow-status"), "Valid"));
         browser.findElement(By.id("deploy")).click();
-        wait.until(ExpectedConditions.urlContains("#/flows/ui.test/" + id));
+        wait.until(ExpectedConditions.urlContains("#/flows/" + namespace + "/" + id));
         wait.until(ExpectedConditions.elementToBeClickable(By.id("execute-button"))).click();
         wait.until(ExpectedConditions.urlContains("#/executions/"));
     }
