@@ -247,9 +247,15 @@ final class FlowService {
     }
 
     private static void inputs(ArrayNode json, List<InputDef> inputs) {
-        inputs.forEach(input -> json.addObject().put("id", input.id()).put("type", input.type().name())
-                .put("required", input.required()).put("description", input.description())
-                .set("defaults", Json.MAPPER.valueToTree(input.defaults())));
+        inputs.forEach(input -> {
+            ObjectNode entry = json.addObject().put("id", input.id()).put("type", input.type().name())
+                    .put("required", input.required()).put("description", input.description());
+            entry.set("defaults", Json.MAPPER.valueToTree(input.defaults()));
+            if (input.values() != null) {
+                input.values().forEach(entry.putArray("values")::add);
+                entry.put("allowCustomValue", input.allowCustomValue());
+            }
+        });
     }
 
     /** The latest revision, parsed (and cached: executions of a flow need its inputs every time). */

@@ -121,10 +121,22 @@ public final class FlowParser {
             if (id != null && type != null) {
                 Object defaults = input.has("defaults") ? YAML.convertValue(input.get("defaults"), Object.class) : null;
                 result.add(new InputDef(id, type, input.path("required").asBoolean(true), defaults,
-                        input.path("description").asText(null)));
+                        input.path("description").asText(null), type.hasChoices() ? choices(input, path, type, problems) : null,
+                        input.path("allowCustomValue").asBoolean(false)));
             }
         }
         return result;
+    }
+
+    /** A SELECT, ENUM or MULTISELECT input's {@code values}: a list of one or more scalars, as texts. */
+    private static List<String> choices(JsonNode input, String path, InputType type, List<String> problems) {
+        JsonNode values = input.path("values");
+        if (!values.isArray() || values.isEmpty() || !values.valueStream().allMatch(JsonNode::isValueNode)) {
+            problems.add("Expected '" + path + ".values' to be a list of the values a " + type + " input may take, but found "
+                    + (values.isMissingNode() ? "none" : values.isArray() && values.isEmpty() ? "an empty list" : kind(values)));
+            return List.of();
+        }
+        return values.valueStream().map(JsonNode::asText).toList();
     }
 
     private static List<OutputDef> outputs(JsonNode node, List<String> problems) {

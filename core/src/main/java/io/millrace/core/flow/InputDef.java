@@ -1,5 +1,20 @@
 package io.millrace.core.flow;
 
-/** A flow input: {@code type} is one of {@link InputType}; {@code defaults} may be null. */
-public record InputDef(String id, InputType type, boolean required, Object defaults, String description) {
+import java.util.List;
+
+/**
+ * A flow input: {@code type} is one of {@link InputType}; {@code defaults} may be null. {@code values} are the choices
+ * of a SELECT, ENUM or MULTISELECT input (null for the other types); {@code allowCustomValue} lets a SELECT or
+ * MULTISELECT input take other values too.
+ */
+public record InputDef(String id, InputType type, boolean required, Object defaults, String description,
+        List<String> values, boolean allowCustomValue) {
+
+    public InputDef {
+        values = values == null ? null : List.copyOf(values);
+    }
+
+    public InputDef(String id, InputType type, boolean required, Object defaults, String description) {
+        this(id, type, required, defaults, description, null, false);
+    }
 }

@@ -71,12 +71,22 @@ public final class Inputs {
                         + " value, which only a SECRET input may hold");
                 continue;
             }
+            Object coerced;
             try {
-                resolved.put(input.id(), coerce(input.type(), value));
+                coerced = coerce(input.type(), value);
             } catch (IllegalArgumentException | DateTimeParseException | JsonProcessingException e) {
                 problems.add("Expected input '" + input.id() + "' to be " + input.type() + ", but got '"
                         + abbreviate(String.valueOf(value)) + "'");
+                continue;
             }
+            List<?> chosen = coerced instanceof List<?> many ? many : List.of(coerced);
+            if (input.values() != null && !input.allowCustomValue() && !input.values().containsAll(chosen)) {
+                problems.add("Expected input '" + input.id() + "' (" + input.type() + ") to be "
+                        + (input.type() == InputType.MULTISELECT ? "some of " : "one of ") + input.values() + ", but got '"
+                        + abbreviate(String.valueOf(value)) + "'");
+                continue;
+            }
+            resolved.put(input.id(), coerced);
         }
         if (!problems.isEmpty()) {
             throw new InvalidInputsException(problems);
@@ -96,6 +106,8 @@ public final class Inputs {
             case TIME -> LocalTime.parse(scalar(value)).toString();
             case DURATION -> Duration.parse(scalar(value)).toString();
             case STRING, ENUM, SELECT, URI, EMAIL -> scalar(value);
+            case MULTISELECT -> (value instanceof List<?> list ? list : value instanceof String s && s.trim().startsWith("[")
+                    ? JSON.readValue(s, List.class) : List.of(value)).stream().map(Inputs::scalar).toList();
             case SECRET -> throw new IllegalStateException("a SECRET input is never coerced: it is encrypted");
         };
     }

@@ -336,6 +336,44 @@ class FlowParserTest {
         }
 
         @Test
+        void shouldParseTheChoicesOfSelectInputsAndRequireThem() throws Exception {
+            // given
+            String inputs = """
+                    id: choices
+                    namespace: io.millrace.tests
+                    inputs:
+                      - id: size
+                        type: SELECT
+                        values: [S, M, 42]
+                        defaults: M
+                      - id: extras
+                        type: MULTISELECT
+                        values: [milk, sugar]
+                        allowCustomValue: true
+                    %s
+                    tasks:
+                      - id: a
+                        type: log
+                        message: hi
+                    """;
+
+            // when
+            Flow flow = parser.parse(inputs.formatted(""));
+
+            // then
+            assertThat(flow.inputs().get(0).values()).containsExactly("S", "M", "42");
+            assertThat(flow.inputs().get(0).allowCustomValue()).isFalse();
+            assertThat(flow.inputs().get(1).values()).containsExactly("milk", "sugar");
+            assertThat(flow.inputs().get(1).allowCustomValue()).isTrue();
+            assertThat(problemsOf(inputs.formatted("  - id: colour\n    type: ENUM\n"))).containsExactly(
+                    "Expected 'inputs[2].values' to be a list of the values a ENUM input may take, but found none");
+            assertThat(problemsOf(inputs.formatted("  - id: colour\n    type: SELECT\n    values: []\n"))).singleElement()
+                    .asString().endsWith("but found an empty list");
+            assertThat(problemsOf(inputs.formatted("  - id: colour\n    type: SELECT\n    values: [[red]]\n"))).singleElement()
+                    .asString().endsWith("but found array");
+        }
+
+        @Test
         void shouldReportLineOfBadIndentation() {
             // given: line 3 is indented as if it belonged to 'namespace'
             String yaml = "id: broken\nnamespace: io.millrace.tests\n  tasks: []\n";

@@ -147,6 +147,38 @@ class InputsTest {
     }
 
     @Nested
+    class Choices {
+        private final InputDef size = new InputDef("size", InputType.SELECT, true, null, null, List.of("S", "M"), false);
+        private final InputDef extras = new InputDef("extras", InputType.MULTISELECT, false, null, null,
+                List.of("milk", "sugar"), false);
+
+        @Test
+        void shouldTakeOneOfTheValuesOfASelectAndSomeOfAMultiselect() throws Exception {
+            // when
+            var resolved = Inputs.resolve(List.of(size, extras), Map.of("size", "M", "extras", List.of("sugar", "milk")));
+
+            // then
+            assertThat(resolved).containsEntry("size", "M").containsEntry("extras", List.of("sugar", "milk"));
+            assertThat(Inputs.resolve(List.of(size, extras), Map.of("size", "S", "extras", "[\"milk\"]")))
+                    .containsEntry("extras", List.of("milk"));
+            assertThat(Inputs.resolve(List.of(size, extras), Map.of("size", "S", "extras", "milk")))
+                    .containsEntry("extras", List.of("milk"));
+        }
+
+        @Test
+        void shouldRefuseAValueNotAmongTheChoicesUnlessCustomValuesAreAllowed() throws Exception {
+            // when
+            List<String> problems = problemsOf(List.of(size, extras), Map.of("size", "XL", "extras", List.of("milk", "salt")));
+
+            // then
+            assertThat(problems).containsExactly("Expected input 'size' (SELECT) to be one of [S, M], but got 'XL'",
+                    "Expected input 'extras' (MULTISELECT) to be some of [milk, sugar], but got '[milk, salt]'");
+            var custom = new InputDef("size", InputType.SELECT, true, null, null, List.of("S", "M"), true);
+            assertThat(Inputs.resolve(List.of(custom), Map.of("size", "XL"))).containsEntry("size", "XL");
+        }
+    }
+
+    @Nested
     class Presence {
 
         @Test
