@@ -88,3 +88,24 @@ export function follow(path, onEvent, onEnd = () => {}) {
   })();
   return () => abort.abort();
 }
+
+const ROLES = ['viewer', 'runner', 'editor', 'admin'];
+let caller = null;
+
+/** Who the token is and its grants ({@code GET /api/v1/me}), asked once a token. */
+export function me() {
+  const asked = token();
+  if (!caller || caller.token !== asked) {
+    caller = {token: asked, answer: api('/me').catch((e) => {
+      caller = null;
+      throw e;
+    })};
+  }
+  return caller.answer;
+}
+
+/** Whether {@code who} (as {@link me} answers) has {@code role} or more on {@code namespace}; on some namespace if null. */
+export function may(who, role, namespace) {
+  return who.grants.some((g) => ROLES.indexOf(g.role) >= ROLES.indexOf(role) && (namespace == null
+    || g.namespace === '*' || namespace === g.namespace || namespace.startsWith(g.namespace + '.')));
+}

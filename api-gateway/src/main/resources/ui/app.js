@@ -1,6 +1,6 @@
 // Millrace's UI: hash routes (#/overview, #/executions, #/executions/ID, #/flows, #/flows/NAMESPACE/ID, #/flows/new), each a view
 // drawn from the public REST API alone. No build step: ES modules served by the gateway.
-import {api, ApiError, follow, signIn, signOut, text, token} from './api.js';
+import {api, ApiError, follow, may, me, signIn, signOut, text, token} from './api.js';
 import {badge, duration, h, query, seconds, STATES, svg, TERMINAL, toast, when} from './dom.js';
 import {drawGantt, ganttRows} from './gantt.js';
 import {jsonTree} from './tree.js';
@@ -165,6 +165,13 @@ function executionView(id) {
 
   let latest = null;
   let pausedAt = null;
+  // the actions the caller's grants allow: none until its grants are known
+  let caller = null;
+  const runner = () => caller !== null && may(caller, 'runner', latest.namespace);
+  me().then((who) => {
+    caller = who;
+    if (latest) render(latest);
+  }).catch(failed);
   let rows = [];
   const folded = new Set();
   let selected = null;
@@ -185,11 +192,12 @@ function executionView(id) {
         ` revision ${x.flowRevision} · `, badge(current), ` · started ${when(x.state.startDate)} · `,
         duration(x.state.duration)),
       x.error ? h('p', {class: 'error'}, x.error) : '');
-    actions.replaceChildren(
+    actions.replaceChildren(...(!caller ? [] : !runner() ? [h('p', {class: 'muted', id: 'view-only'},
+      `View only: ${caller.name} has no runner grant on ${x.namespace}`)] : [
       !TERMINAL.has(current) ? act('Kill', 'kill') : '',
       current === 'FAILED' || current === 'KILLED' ? act('Restart', 'restart') : '',
-      TERMINAL.has(current) ? act('Replay', 'replay') : '');
-    if (current !== 'PAUSED') {
+      TERMINAL.has(current) ? act('Replay', 'replay') : '']));
+    if (current !== 'PAUSED' || !runner()) {
       resume.replaceChildren();
       pausedAt = null;
     } else if (pausedAt !== x.state.histories.length) { // a form being filled stays as it is
@@ -199,6 +207,8 @@ function executionView(id) {
     breakdown.replaceChildren(...Object.entries(x.breakdown || {}).flatMap(([k, v]) => [h('dt', {}, k),
       h('dd', {}, duration(v))]));
     details.replaceChildren(
+      h('h2', {}, 'History'), h('ol', {class: 'history', id: 'history'}, x.state.histories.map((s) =>
+        h('li', {}, badge(s.state), ' ', when(s.date)))),
       h('h2', {}, 'Inputs'), jsonTree(x.inputs || {}),
       h('h2', {}, 'Labels'), h('pre', {}, (x.labels || []).map((l) => l.key + ': ' + l.value).join('\n')),
       ...(x.trigger ? [h('h2', {}, 'Trigger'), h('p', {}, `${x.trigger.id} (${x.trigger.type})`), jsonTree(x.trigger.variables || {})] : []),
@@ -214,7 +224,7 @@ function executionView(id) {
     const ended = TERMINAL.has(latest.state.current);
     picked.replaceChildren(h('h2', {}, 'Task run ', h('code', {}, run.taskId), run.value ? ` [${run.value}]` : ''),
       h('p', {}, badge(run.state.current), ` · ${run.id} · started ${when(run.state.startDate)} · `,
-        duration(run.state.duration), ' ', ended ? act('Replay from this run', 'replay?taskRunId=' + encodeURIComponent(run.id)) : ''),
+        duration(run.state.duration), ' ', ended && runner() ? act('Replay from this run', 'replay?taskRunId=' + encodeURIComponent(run.id)) : ''),
       run.attempts.length ? h('table', {class: 'list', id: 'attempts'}, h('thead', {}, h('tr', {},
         ['Attempt', 'State', 'Started', 'Duration', 'Received by a worker', 'Error'].map((c) => h('th', {scope: 'col'}, c)))),
       h('tbody', {}, run.attempts.map((a, i) => h('tr', {}, h('td', {}, i + 1), h('td', {}, badge(a.state.current)),
@@ -442,6 +452,15 @@ function flowView(namespace, id, params) {
       } else failed(e);
     }
   }}, 'Deploy');
+  // deploy and execute as the caller's grants allow
+  deploy.hidden = true;
+  execute.hidden = true;
+  me().then((who) => {
+    deploy.hidden = !may(who, 'editor', namespace);
+    execute.hidden = !may(who, 'runner', namespace);
+    if (deploy.hidden) status.after(h('p', {class: 'muted', id: 'view-only'}, `View only: ${who.name} has no editor grant`
+      + (namespace ? ` on ${namespace}` : '')));
+  }).catch(failed);
   show(h('h1', {}, id ? `${namespace}.${id}` : 'New flow'), status,
     h('div', {class: 'editor'}, host, h('div', {}, h('h2', {}, 'Problems'), problems)), deploy, execute, graph, revisions);
   if (!id) {
@@ -478,13 +497,29 @@ function executeForm(namespace, id, inputs) {
 function inputsForm(inputs, prefix, title, submit) {
   const fields = inputs.map((input) => {
     const name = prefix === 'execute' ? 'in-' + input.id : prefix + '-' + input.id;
-    const type = {INT: 'number', FLOAT: 'number', BOOLEAN: 'checkbox', DATE: 'date', DATETIME: 'datetime-local'}[input.type]
-      || 'text';
-    const field = h('input', {id: name, name: input.id, type, required: input.required && input.defaults == null,
-      step: input.type === 'FLOAT' ? 'any' : undefined});
-    if (type === 'checkbox') field.checked = input.defaults === true;
-    else if (input.defaults != null) field.value = String(input.defaults);
-    return [h('label', {for: name}, `${input.id} (${input.type}${input.required ? ', required' : ''})`), field];
+    const required = input.required && input.defaults == null;
+    const defaults = [].concat(input.defaults ?? []).map(String);
+    let field;
+    if (input.values && !input.allowCustomValue) { // SELECT, ENUM, MULTISELECT: the choices
+      const many = input.type === 'MULTISELECT';
+      field = h('select', {id: name, name: input.id, required, multiple: many},
+        many || input.required || input.defaults != null ? '' : h('option', {value: ''}, ''),
+        input.values.map((v) => h('option', {value: v, selected: defaults.includes(v)}, v)));
+    } else if (input.type === 'JSON' || input.type === 'ARRAY') {
+      field = h('textarea', {id: name, name: input.id, required, rows: 3, placeholder: input.type === 'ARRAY' ? '["a", "b"]' : '{"key": "value"}'},
+        input.defaults == null ? '' : JSON.stringify(input.defaults));
+    } else {
+      const type = {INT: 'number', FLOAT: 'number', BOOLEAN: 'checkbox', DATE: 'date', DATETIME: 'datetime-local', TIME: 'time',
+        SECRET: 'password', EMAIL: 'email', URI: 'url'}[input.type] || 'text';
+      field = h('input', {id: name, name: input.id, type, required, step: input.type === 'FLOAT' ? 'any' : undefined,
+        placeholder: input.type === 'DURATION' ? 'PT5M' : undefined, list: input.values ? name + '-values' : undefined});
+      if (type === 'checkbox') field.checked = input.defaults === true;
+      else if (input.type === 'DATETIME' && input.defaults != null) field.value = local(String(input.defaults));
+      else if (input.defaults != null) field.value = String(input.defaults);
+    }
+    return [h('label', {for: name}, `${input.id} (${input.type}${input.required ? ', required' : ''})`), field,
+      input.values && input.allowCustomValue ? h('datalist', {id: name + '-values'}, input.values.map((v) => h('option', {value: v}))) : '',
+      input.description ? h('small', {class: 'muted'}, input.description) : ''];
   });
   const form = h('form', {class: 'card', id: prefix + '-form', onsubmit: async (e) => {
     e.preventDefault();
@@ -492,7 +527,11 @@ function inputsForm(inputs, prefix, title, submit) {
     for (const input of inputs) {
       const field = form.elements[input.id];
       if (input.type === 'BOOLEAN') values[input.id] = field.checked;
-      else if (field.value !== '') values[input.id] = input.type === 'INT' || input.type === 'FLOAT' ? +field.value : field.value;
+      else if (input.type === 'MULTISELECT' && field.multiple) values[input.id] = [...field.selectedOptions].map((o) => o.value);
+      else if (field.value === '') continue;
+      else if (input.type === 'INT' || input.type === 'FLOAT') values[input.id] = +field.value;
+      else if (input.type === 'DATETIME') values[input.id] = instant(field.value);
+      else values[input.id] = field.value;
     }
     try {
       await submit(values);

@@ -94,6 +94,8 @@ function segments(row, now) {
 export function drawGantt(box, rows, start, end, {toggle, select, selected}) {
   const now = Date.now();
   const span = Math.max(1, end - start);
+  box.style.height = Math.min(Math.max(rows.length, 2), 13) * ROW_PX + 4 + 'px'; // as tall as its rows, up to 13
+
   const first = Math.max(0, Math.floor(box.scrollTop / ROW_PX) - 5);
   const last = Math.min(rows.length, first + Math.ceil(box.clientHeight / ROW_PX) + 10);
   const drawn = [];

@@ -1,5 +1,6 @@
 package io.millrace.gateway;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -75,6 +76,7 @@ import org.slf4j.LoggerFactory;
  *                                                (id: progress), until it ends; unknown for wait-timeout: error
  *                                                | 406 (without Accept: text/event-stream)
  * GET  /api/v1/logs/{executionId}                200 [entries] | 400   (see LogJson; /download as text)
+ * GET  /api/v1/me                              200 {name, grants: [{namespace, role}]}   (the caller; any token)
  * GET  /api/v1/audit?limit=100                   200 {results: [the latest records, newest first]}   (admin of *)
  * </pre>
  * Roles needed: viewer for every read, runner to start and to act on an execution, editor to deploy or delete a flow.
@@ -277,6 +279,13 @@ final class HttpApi {
                 filter(client.ctx()), client));
         app.get("/api/v1/logs/{executionId}/download", ctx -> ctx.contentType("text/plain; charset=utf-8")
                 .result(LogJson.text(logs(ctx, logs, executions))));
+        app.get("/api/v1/me", ctx -> {
+            Principal caller = caller(ctx);
+            ObjectNode body = Json.MAPPER.createObjectNode().put("name", caller.name());
+            ArrayNode grants = body.putArray("grants");
+            caller.grants().forEach(grant -> grants.addObject().put("namespace", grant.prefix()).put("role", grant.role().label()));
+            ctx.json(body);
+        });
         app.get("/api/v1/audit", ctx -> {
             caller(ctx).requireEverywhere(Role.ADMIN, "to read the audit trail");
             int limit = ExecutionSearch.number(ctx.queryParamMap(), "limit", 100, 1, Audit.MAX_READ);

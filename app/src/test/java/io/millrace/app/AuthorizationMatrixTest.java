@@ -126,6 +126,13 @@ class AuthorizationMatrixTest {
             if (call("POST", "/flows/validate", principal, flow(OTHERS, "f")).status() != 200) {
                 failures.add(principal + " validate: refused");
             }
+            // every principal may ask who it is and what it may do
+            JsonNode me = call("GET", "/me", principal, null).json();
+            String grants = "[{\"namespace\":\"" + (principal.equals("root") ? "*" : MINE) + "\",\"role\":\""
+                    + ROLES.get(principal) + "\"}]";
+            if (!me.path("name").asText().equals(principal) || !me.path("grants").toString().equals(grants)) {
+                failures.add(principal + " me: " + me);
+            }
             Answer audit = call("GET", "/audit", principal, null);
             if (principal.equals("root") != (audit.status() == 200)) {
                 failures.add(principal + " audit: " + audit.status());

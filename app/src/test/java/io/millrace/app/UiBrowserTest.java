@@ -12,6 +12,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
@@ -59,10 +60,14 @@ class UiBrowserTest {
               - id: name
                 type: STRING
                 defaults: world
+              - id: greeting
+                type: SELECT
+                values: [Hello, Hi]
+                defaults: Hello
             tasks:
               - id: hello
                 type: io.kestra.plugin.core.log.Log
-                message: "Hello {{ inputs.name }}"
+                message: "{{ inputs.greeting }} {{ inputs.name }}"
               - id: answer
                 type: io.kestra.plugin.core.debug.Return
                 format: "{{ inputs.name | upper }}"
@@ -226,10 +231,10 @@ class UiBrowserTest {
         // then: the problem is marked in the margin at its line, and listed with it
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("problems"), "mesage"));
         assertThat(browser.findElement(By.id("problems")).getText())
-                .contains("line 10 Unknown or unsupported property 'mesage'");
+                .contains("line 14 Unknown or unsupported property 'mesage'");
         assertThat(browser.findElements(By.cssSelector("#source .problem-mark")))
                 .anySatisfy(mark -> assertThat(mark.getAttribute("title")).contains("'mesage'", "task 'hello'"));
-        assertThat(browser.findElements(By.cssSelector("#source .CodeMirror-code > div")).get(9).getText())
+        assertThat(browser.findElements(By.cssSelector("#source .CodeMirror-code > div")).get(13).getText())
                 .contains("mesage");
         assertThat(browser.findElements(By.cssSelector("#source .cm-atom"))).as("YAML keys highlighted").isNotEmpty();
 
@@ -246,9 +251,14 @@ class UiBrowserTest {
         WebElement name = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("in-name")));
         assertThat(name.getAttribute("value")).isEqualTo("world");
 
-        // when: run with an input
+        var greeting = new Select(browser.findElement(By.id("in-greeting")));
+        assertThat(greeting.getOptions()).extracting(WebElement::getText).containsExactly("Hello", "Hi");
+        assertThat(greeting.getFirstSelectedOption().getText()).isEqualTo("Hello");
+
+        // when: run with an input, and one of a SELECT's values
         name.clear();
         name.sendKeys("Ada");
+        greeting.selectByVisibleText("Hi");
         browser.findElement(By.id("execute-button")).click();
 
         // then: the execution's page follows it to its end: state, Gantt, breakdown, logs and outputs
@@ -256,8 +266,12 @@ class UiBrowserTest {
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "SUCCESS"));
         assertThat(browser.findElements(By.cssSelector(".gantt .row"))).hasSize(2);
         assertThat(browser.findElements(By.cssSelector(".gantt .bar.state-success"))).hasSize(2);
-        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("logs"), "Hello Ada"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("logs"), "Hi Ada"));
         assertThat(browser.findElement(By.cssSelector(".breakdown")).getText()).contains("running", "total");
+        assertThat(browser.findElements(By.cssSelector("#history li"))).extracting(WebElement::getText)
+                .first().asString().startsWith("CREATED");
+        assertThat(browser.findElements(By.cssSelector("#history li"))).last().extracting(WebElement::getText)
+                .asString().startsWith("SUCCESS");
         assertThat(browser.findElement(By.cssSelector(".details")).getText()).contains("name: \"Ada\"");
         assertThat(browser.findElements(By.xpath("//button[text()='Kill']"))).isEmpty();
 
@@ -428,6 +442,7 @@ class UiBrowserTest {
                 .toList();
     }
 
+    @Test
     @Order(2)
     void shouldDrawTheFlowsTopologyColouredByTheStatesOfTheExecutionsRuns() throws Exception {
         // given: a flow with a Parallel, an If, a ForEach, a failure, errors and finally, run to its end
@@ -469,6 +484,61 @@ class UiBrowserTest {
         // then: the same boxes, uncoloured
         wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#topology [data-task-id]"), 10));
         assertThat(browser.findElements(By.cssSelector("#topology [class*='state-']"))).isEmpty();
+    }
+
+    @Test
+    @Order(4)
+    void shouldSignAViewerInAndOfferNoActionItsGrantsDoNotAllow() throws Exception {
+        // given: a gateway that asks for tokens, a viewer of ui.grants, and an execution an admin ran there
+        String viewer = "viewer-" + UUID.randomUUID();
+        String admin = "admin-" + UUID.randomUUID();
+        Path access = Files.writeString(stateDir.resolve("access.yaml"), """
+                principals:
+                  - name: ada
+                    tokens: [%s]
+                    grants:
+                      "ui.grants": viewer
+                  - name: root
+                    tokens: [%s]
+                    grants:
+                      "*": admin
+                """.formatted(BearerCalls.sha256(viewer), BearerCalls.sha256(admin)));
+        MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("uigrants", stateDir.resolve("grants"),
+                "port", "0", "access-file", access.toString()), null);
+        try (Engine guarded = Engine.start(config)) {
+            String base = "http://localhost:" + guarded.port();
+            assertThat(BearerCalls.call(base + "/api/v1", "POST", "/flows", admin, """
+                    id: seen
+                    namespace: ui.grants
+                    tasks:
+                      - id: fail
+                        type: io.kestra.plugin.core.execution.Fail
+                        errorMessage: read only
+                    """).status()).isEqualTo(200);
+            var run = BearerCalls.call(base + "/api/v1", "POST", "/executions/ui.grants/seen?wait=true&timeout=PT60S",
+                    admin, "{}").json();
+            assertThat(run.at("/state/current").asText()).isEqualTo("FAILED");
+
+            // when: the viewer opens the execution and signs in
+            browser.get(base + "/ui/#/executions/" + run.path("id").asText());
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token"))).sendKeys(viewer);
+            browser.findElement(By.cssSelector("form.card button[type='submit']")).click();
+
+            // then: the execution, and none of the actions a runner has (no Restart, no Replay)
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("h1 + p .state"), "FAILED"));
+            wait.until(ExpectedConditions.textToBe(By.id("view-only"), "View only: ada has no runner grant on ui.grants"));
+            assertThat(browser.findElements(By.cssSelector(".actions button"))).isEmpty();
+            browser.findElement(By.xpath("//div[@class='gantt']//button[text()='fail']")).click();
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("run"), "Task run fail"));
+            assertThat(browser.findElements(By.xpath("//button[text()='Replay from this run']"))).isEmpty();
+
+            // and: the flow's page shows its source, without Deploy or the execute form
+            browser.get(base + "/ui/#/flows/ui.grants/seen");
+            wait.until(ExpectedConditions.textToBe(By.id("flow-status"), "Revision 1"));
+            wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("view-only"), "ada has no editor grant on ui.grants"));
+            assertThat(browser.findElement(By.id("deploy")).isDisplayed()).isFalse();
+            assertThat(browser.findElement(By.id("execute")).isDisplayed()).isFalse();
+        }
     }
 
     private static By box(String taskId) {
