@@ -68,6 +68,28 @@ const local = (iso) => {
   return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
 };
 
+/** A button that asks the API for {@code path} of an execution (kill, restart, replay...); a new execution opens. */
+function action(id, label, path) {
+  return h('button', {type: 'button', onclick: async () => {
+    try {
+      const answer = await api(`/executions/${encodeURIComponent(id)}/${path}`, {method: 'POST', body: {}});
+      toast(label + ': asked');
+      if (answer && answer.id && answer.id !== id) location.hash = '#/executions/' + encodeURIComponent(answer.id);
+    } catch (e) {
+      failed(e);
+    }
+  }}, label);
+}
+
+/** The actions on an execution in one click, as a runner has them. */
+function actions(x) {
+  const current = x.state.current;
+  return [!TERMINAL.has(current) ? action(x.id, 'Kill', 'kill') : '',
+    current === 'FAILED' || current === 'KILLED' ? action(x.id, 'Restart', 'restart') : '',
+    TERMINAL.has(current) ? action(x.id, 'Replay', 'replay') : '',
+    current === 'PAUSED' ? h('a', {class: 'button', href: '#/executions/' + encodeURIComponent(x.id)}, 'Resume…') : ''];
+}
+
 function executionsView(params) {
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) || '']));
   filters.page ||= '1';
@@ -97,12 +119,13 @@ function executionsView(params) {
   const counts = h('nav', {class: 'counts', id: 'counts', 'aria-label': 'Counts by state'});
   const pager = h('nav', {class: 'pager', 'aria-label': 'Pages'});
   show(h('h1', {}, 'Executions'), form, counts, total,
-    h('table', {class: 'list'}, h('thead', {}, h('tr', {}, ['Id', 'Namespace', 'Flow', 'State', 'Started', 'Duration', 'Labels', 'Trigger']
+    h('table', {class: 'list'}, h('thead', {}, h('tr', {}, ['Id', 'Namespace', 'Flow', 'State', 'Started', 'Duration', 'Labels', 'Trigger', 'Actions']
       .map((c) => h('th', {scope: 'col'}, c)))), body), pager);
 
   const load = async () => {
     try {
       const found = await api('/executions/search' + searchQuery(filters, {size: '25'}));
+      const who = await me();
       body.replaceChildren(...found.results.map((x) => h('tr', {},
         h('td', {}, h('a', {href: '#/executions/' + encodeURIComponent(x.id)}, x.id)),
         h('td', {}, x.namespace), h('td', {}, h('a', {href: `#/flows/${x.namespace}/${x.flowId}`}, x.flowId)),
@@ -111,7 +134,8 @@ function executionsView(params) {
         h('td', {class: 'chips'}, (x.labels || []).filter((l) => !l.key.startsWith('system.')).map((l) =>
           h('a', {href: '#/executions' + query({...filters, labels: l.key + ':' + l.value, page: ''})}, `${l.key}:${l.value}`))),
         h('td', {}, x.trigger ? h('a', {href: '#/executions' + query({...filters, triggerId: x.trigger.id, page: ''}),
-          title: x.trigger.type}, x.trigger.id) : ''))));
+          title: x.trigger.type}, x.trigger.id) : ''),
+        h('td', {class: 'row-actions'}, may(who, 'runner', x.namespace) ? actions(x) : ''))));
       total.textContent = found.total + ' execution' + (found.total === 1 ? '' : 's');
       counts.replaceChildren(...Object.entries(found.counts || {}).map(([s, n]) => h('a', {
         href: '#/executions' + query({...filters, state: s === filters.state ? '' : s, page: ''}),
@@ -132,7 +156,7 @@ function executionsView(params) {
 
 function executionView(id) {
   const head = h('div');
-  const actions = h('div', {class: 'actions'});
+  const buttons = h('div', {class: 'actions'});
   const resume = h('section', {id: 'resume'});
   const breakdown = h('dl', {class: 'breakdown'});
   const details = h('div', {class: 'details'});
@@ -158,7 +182,7 @@ function executionView(id) {
   };
   level.addEventListener('change', drawLogs);
   task.addEventListener('input', drawLogs);
-  show(head, actions, resume, h('h2', {}, 'Task runs'), gantt, picked, h('h2', {}, 'Topology'), graph,
+  show(head, buttons, resume, h('h2', {}, 'Task runs'), gantt, picked, h('h2', {}, 'Topology'), graph,
     h('h2', {}, 'Where the time went'), breakdown, details,
     h('h2', {}, 'Logs'), h('div', {class: 'filters'}, h('label', {for: 'log-level'}, 'Level'), level,
       h('label', {for: 'log-task'}, 'Task'), task, download), logs);
@@ -175,15 +199,7 @@ function executionView(id) {
   let rows = [];
   const folded = new Set();
   let selected = null;
-  const act = (label, path, body = {}) => h('button', {type: 'button', onclick: async () => {
-    try {
-      const answer = await api(`/executions/${encodeURIComponent(id)}/${path}`, {method: 'POST', body});
-      toast(label + ': asked');
-      if (answer && answer.id && answer.id !== id) location.hash = '#/executions/' + encodeURIComponent(answer.id);
-    } catch (e) {
-      failed(e);
-    }
-  }}, label);
+  const act = (label, path) => action(id, label, path);
   const render = (x) => {
     latest = x;
     const current = x.state.current;
@@ -192,11 +208,8 @@ function executionView(id) {
         ` revision ${x.flowRevision} · `, badge(current), ` · started ${when(x.state.startDate)} · `,
         duration(x.state.duration)),
       x.error ? h('p', {class: 'error'}, x.error) : '');
-    actions.replaceChildren(...(!caller ? [] : !runner() ? [h('p', {class: 'muted', id: 'view-only'},
-      `View only: ${caller.name} has no runner grant on ${x.namespace}`)] : [
-      !TERMINAL.has(current) ? act('Kill', 'kill') : '',
-      current === 'FAILED' || current === 'KILLED' ? act('Restart', 'restart') : '',
-      TERMINAL.has(current) ? act('Replay', 'replay') : '']));
+    buttons.replaceChildren(...(!caller ? [] : !runner() ? [h('p', {class: 'muted', id: 'view-only'},
+      `View only: ${caller.name} has no runner grant on ${x.namespace}`)] : actions(x).slice(0, 3)));
     if (current !== 'PAUSED' || !runner()) {
       resume.replaceChildren();
       pausedAt = null;

@@ -355,6 +355,9 @@ class UiBrowserTest {
         browser.get(ui + "#/executions");
         wait.until(ExpectedConditions.textToBe(By.id("total"), "6 executions"));
         assertThat(browser.findElement(By.id("counts")).getText()).contains("FAILED 1", "KILLED 1", "SUCCESS 4");
+        // each row's actions in one click, as its state allows
+        assertThat(textsOf(By.xpath("//tr[td/a[text()='broken']]//button"))).containsExactly("Restart", "Replay");
+        assertThat(textsOf(By.xpath("//tr[td/a[text()='loop']]//button"))).containsExactly("Replay");
         screenshot("ui-executions.png");
 
         // and: a count filters the list by its state
@@ -559,6 +562,12 @@ class UiBrowserTest {
         wait.until(ExpectedConditions.urlContains("#/flows/" + namespace + "/" + id));
         wait.until(ExpectedConditions.elementToBeClickable(By.id("execute-button"))).click();
         wait.until(ExpectedConditions.urlContains("#/executions/"));
+    }
+
+    /** The texts of elements of a list that is redrawn every few seconds, read again when it was redrawn meanwhile. */
+    private List<String> textsOf(By what) {
+        return new WebDriverWait(browser, Duration.ofSeconds(30)).ignoring(StaleElementReferenceException.class)
+                .until(browser -> browser.findElements(what).stream().map(WebElement::getText).toList());
     }
 
     /** Clicks an element of a list that is redrawn every few seconds, again when it was redrawn under the click. */
