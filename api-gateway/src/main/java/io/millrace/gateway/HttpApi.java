@@ -14,6 +14,7 @@ import io.millrace.serdes.avro.LogRecord;
 import jakarta.servlet.DispatcherType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
@@ -49,6 +50,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * GET  /ui/...                                   the web UI (/ redirects to /ui/)
+ * GET  /api/openapi.yaml                         200 this API's OpenAPI document (application/yaml; no token needed)
  * GET  /health                                   200 {"status":"UP"} | 503
  * POST /api/v1/flows                  (YAML)     200 {namespace,id,revision} | 400
  * POST /api/v1/flows/validate         (YAML)     200 [{index,namespace,flow,constraints}]   (nothing stored)
@@ -109,6 +111,8 @@ final class HttpApi {
             "Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'");
     /** The CodeMirror WebJar's version, as its Maven properties say (the pom is the one place it is written). */
     private static final String CODEMIRROR_VERSION = webJarVersion("codemirror");
+    /** This API's OpenAPI document, read once from the jar; a test keeps it and the routes below the same. */
+    private static final String OPENAPI = resource("/openapi.yaml");
     /** The webhook route exactly: three segments, none of them a dot segment. */
     private static final Pattern WEBHOOK =
             Pattern.compile("/api/v1/executions/webhook/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}/)[^/]+/(?!\\.{1,2}$)[^/]+");
@@ -191,6 +195,7 @@ final class HttpApi {
         });
 
         app.get("/", ctx -> ctx.redirect("/ui/"));
+        app.get("/api/openapi.yaml", ctx -> ctx.contentType("application/yaml").result(OPENAPI));
         app.get("/health", ctx -> {
             String why = problem.get();
             if (why == null) {
@@ -460,6 +465,17 @@ final class HttpApi {
             details.forEach(body.putArray("details")::add);
         }
         ctx.status(status).json(body);
+    }
+
+    private static String resource(String path) {
+        try (var in = HttpApi.class.getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException(path + " is not on the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static String webJarVersion(String artifact) {
