@@ -1,6 +1,7 @@
 // Small DOM helpers and formats the UI's modules share.
 
-export const STATES = ['CREATED', 'RUNNING', 'PAUSED', 'KILLING', 'SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'RETRYING'];
+export const STATES = ['CREATED', 'QUEUED', 'RUNNING', 'PAUSED', 'RETRYING', 'KILLING', 'SUCCESS', 'WARNING', 'FAILED', 'KILLED',
+  'CANCELLED', 'RETRIED'];
 export const TERMINAL = new Set(['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'SKIPPED', 'RETRIED', 'CANCELLED']);
 const PROPERTIES = new Set(['value', 'checked', 'selected', 'style']);
 

@@ -1,8 +1,10 @@
 package io.millrace.gateway;
 
+import io.millrace.core.execution.State;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -10,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 /**
  * A search of executions, as {@code GET /api/v1/executions/search} takes it: {@code namespace} (that namespace and the
@@ -25,8 +28,8 @@ record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<
         String triggerType, long from, long to, int page, int size, boolean ascending, Predicate<String> visible) {
 
     static final int MAX_SIZE = 1000;
-    private static final Set<String> STATES = Set.of("CREATED", "RUNNING", "KILLING", "SUCCESS", "WARNING", "FAILED",
-            "KILLED", "RETRYING", "SKIPPED");
+    private static final Set<String> STATES = Arrays.stream(State.values()).map(State::name)
+            .collect(Collectors.toUnmodifiableSet());
 
     /**
      * @param visible whether the caller may see a namespace's executions

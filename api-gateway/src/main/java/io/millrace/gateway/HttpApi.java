@@ -279,7 +279,10 @@ final class HttpApi {
         app.sse("/api/v1/executions/{id}/follow", client -> executions.follow(client.ctx().pathParam("id"), client,
                 namespace -> caller(client.ctx()).may(Role.VIEWER, namespace)));
         app.get("/api/v1/logs/{executionId}", ctx -> ctx.json(LogJson.json(logs(ctx, logs, executions))));
-        app.before("/api/v1/logs/{executionId}/follow", HttpApi::eventStreamOnly);
+        app.before("/api/v1/logs/{executionId}/follow", ctx -> {
+            eventStreamOnly(ctx);
+            filter(ctx); // a bad filter is a 400 before the stream answers 200
+        });
         app.sse("/api/v1/logs/{executionId}/follow", client -> logFollowers.follow(client.ctx().pathParam("executionId"),
                 filter(client.ctx()), client));
         app.get("/api/v1/logs/{executionId}/download", ctx -> ctx.contentType("text/plain; charset=utf-8")

@@ -30,6 +30,11 @@ final class Api {
         return join(send(HttpRequest.newBuilder(URI.create(base + path)).GET()));
     }
 
+    /** A GET with headers (name, value, ...). */
+    Answer get(String path, String... headers) {
+        return join(send(HttpRequest.newBuilder(URI.create(base + path)).headers(headers).GET()));
+    }
+
     Answer post(String path, String body) {
         return join(postAsync(path, body));
     }

@@ -454,6 +454,7 @@ class GatewayIntegrationTest {
         assertThat(api.get(search + "&size=0").status()).isEqualTo(400);
         assertThat(api.get(search + "&labels=nocolon").status()).isEqualTo(400);
         assertThat(api.get(search + "&state=DONE").status()).isEqualTo(400);
+        assertThat(api.get(search + "&state=PAUSED&state=queued").json().path("total").asInt()).isZero(); // any state
 
         // when: one is purged
         snapshots.send(new ProducerRecord<>(topics.executions().name(), ns + "-3", null));
@@ -500,6 +501,10 @@ class GatewayIntegrationTest {
         var bad = api.get("/api/v1/logs/" + id + "?minLevel=LOUD");
         assertThat(bad.status()).isEqualTo(400);
         assertThat(bad.json().path("message").asText()).contains("minLevel", "TRACE");
+        // a follow's filters are checked before its stream answers
+        var badFollow = api.get("/api/v1/logs/" + id + "/follow?minLevel=LOUD", "Accept", "text/event-stream");
+        assertThat(badFollow.status()).isEqualTo(400);
+        assertThat(badFollow.json().path("message").asText()).contains("minLevel");
     }
 
     private static List<String> messages(Api.Answer answer) {
