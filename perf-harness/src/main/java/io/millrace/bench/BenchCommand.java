@@ -465,6 +465,10 @@ public final class BenchCommand implements Callable<Integer> {
                     return floor;
                 }
 
+                public EngineHops hops() {
+                    return started == null ? EngineHops.NONE : EngineHops.read(started.metricsUrls());
+                }
+
                 public void windowStarting(int rateIndex) {
                     if (poisonBench != null) {
                         poisonBench.windowStarting(rateIndex);

@@ -25,6 +25,7 @@ import java.util.stream.Stream;
  */
 final class EngineProcess implements AutoCloseable {
     private static final Pattern UP = Pattern.compile("Millrace is up\\. API: (\\S+)\\s+\\(Kafka at ([^)]+)\\)");
+    private static final Pattern METRICS = Pattern.compile("Millrace metrics at (\\S+),");
     private static final long START_TIMEOUT_SECONDS = 180;
 
     /** The standalone engine first, then the extra executors; {@link #killAndRestart} replaces the first. */
@@ -35,12 +36,17 @@ final class EngineProcess implements AutoCloseable {
     private final List<String> standaloneCommand;
     private final Path logDir;
     private final String bootstrapServers;
+    /** Each process's output, in the order of {@link #processes}. */
+    private final List<Path> logs;
+    /** Each log's metrics address, once it printed it. */
+    private final Map<Path, URI> metrics = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile URI api;
     private int restarts;
 
-    private EngineProcess(List<Process> processes, Path workDir, Thread stopOnExit, List<Path> stateDirs,
+    private EngineProcess(List<Process> processes, List<Path> logs, Path workDir, Thread stopOnExit, List<Path> stateDirs,
                           List<String> standaloneCommand, Path logDir, URI api, String bootstrapServers) {
         this.processes = processes;
+        this.logs = logs;
         this.workDir = workDir;
         this.stopOnExit = stopOnExit;
         this.stateDirs = stateDirs;
@@ -60,6 +66,7 @@ final class EngineProcess implements AutoCloseable {
         Files.createDirectories(logDir);
         Path workDir = Files.createTempDirectory("millrace-bench");
         var processes = new CopyOnWriteArrayList<Process>();
+        var logs = new CopyOnWriteArrayList<Path>();
         Thread stopOnExit = new Thread(() -> stop(processes, workDir), "bench-engine-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
         var stateDirs = new ArrayList<Path>();
@@ -73,6 +80,7 @@ final class EngineProcess implements AutoCloseable {
             List<String> standaloneCommand = command(mainClass, build, args);
             Process standalone = launch(standaloneCommand, standaloneLog);
             processes.add(standalone);
+            logs.add(standaloneLog);
             Matcher m = awaitUp(standalone, standaloneLog);
             URI api = URI.create(m.group(1));
             String bootstrap = m.group(2).trim();
@@ -84,10 +92,11 @@ final class EngineProcess implements AutoCloseable {
                 addSettings(executorArgs, settings);
                 Path executorLog = logDir.resolve("engine-executor-" + i + ".log");
                 processes.add(launch(command(mainClass, build, executorArgs), executorLog));
+                logs.add(executorLog);
             }
-            return new EngineProcess(processes, workDir, stopOnExit, stateDirs, standaloneCommand, logDir, api, bootstrap);
+            return new EngineProcess(processes, logs, workDir, stopOnExit, stateDirs, standaloneCommand, logDir, api, bootstrap);
         } catch (IOException | InterruptedException | TimeoutException | RuntimeException e) {
-            new EngineProcess(processes, workDir, stopOnExit, stateDirs, List.of(), logDir, null, null).close();
+            new EngineProcess(processes, logs, workDir, stopOnExit, stateDirs, List.of(), logDir, null, null).close();
             throw e;
         }
     }
@@ -98,6 +107,29 @@ final class EngineProcess implements AutoCloseable {
 
     String bootstrapServers() {
         return bootstrapServers;
+    }
+
+    /** The metrics addresses its processes printed so far (a process still starting has none yet). */
+    List<URI> metricsUrls() {
+        var found = new ArrayList<URI>();
+        for (Path log : logs) {
+            URI uri = metrics.get(log);
+            if (uri == null) {
+                try {
+                    Matcher m = METRICS.matcher(Files.readString(log, StandardCharsets.UTF_8));
+                    if (m.find()) {
+                        uri = URI.create(m.group(1));
+                        metrics.put(log, uri);
+                    }
+                } catch (IOException e) {
+                    // not written yet
+                }
+            }
+            if (uri != null) {
+                found.add(uri);
+            }
+        }
+        return found;
     }
 
     /**
@@ -122,6 +154,7 @@ final class EngineProcess implements AutoCloseable {
         Path log = logDir.resolve("engine-standalone-restart-" + restarts + ".log");
         Process again = launch(standaloneCommand, log);
         processes.set(0, again);
+        logs.set(0, log);
         Matcher m = awaitUp(again, log);
         if (!m.group(2).trim().equals(bootstrapServers)) {
             throw new IllegalStateException("The restarted engine's Kafka is at " + m.group(2).trim() + ", not at "

@@ -1,5 +1,7 @@
 package io.millrace.bench;
 
+import java.util.Map;
+
 /**
  * What one measurement window at one offered rate gave, for one engine setting.
  *
@@ -38,14 +40,30 @@ public record RateResult(String workload, String guarantee, String settings, dou
      * they need not add up to the median latency): {@code queuedMs} from the due start to the executor's start (CREATED),
      * {@code runMs} from there to the executor's decision that ended it (its steps, tasks and their hops),
      * {@code seenMs} from that decision to a committed reader's read of the terminal snapshot (under exactly-once the
-     * wait for the commit, then the delivery). NaN when not known.
+     * wait for the commit, then the delivery). NaN when not known. {@code engineMeansMs}: the engine's own breakdown,
+     * the mean of each of its hops ({@link EngineHops#HOPS}) over the executions that ended in the window, as its
+     * metrics count them; empty for an engine the bench did not start.
      */
-    public record Breakdown(double queuedMs, double runMs, double seenMs) {
+    public record Breakdown(double queuedMs, double runMs, double seenMs, Map<String, Double> engineMeansMs) {
         public static final Breakdown UNKNOWN = new Breakdown(Double.NaN, Double.NaN, Double.NaN);
 
-        /** The medians of {@code window}. */
-        static Breakdown of(LatencyWindow window) {
-            return new Breakdown(window.startPercentileMs(50), window.runPercentileMs(50), window.seenPercentileMs(50));
+        public Breakdown {
+            engineMeansMs = Map.copyOf(engineMeansMs);
+        }
+
+        public Breakdown(double queuedMs, double runMs, double seenMs) {
+            this(queuedMs, runMs, seenMs, Map.of());
+        }
+
+        /** The medians of {@code window}, and the engine's means of each hop over it ({@link EngineHops}). */
+        static Breakdown of(LatencyWindow window, Map<String, Double> engineMeansMs) {
+            return new Breakdown(window.startPercentileMs(50), window.runPercentileMs(50), window.seenPercentileMs(50),
+                    engineMeansMs);
+        }
+
+        /** The engine's mean of {@code hop} in milliseconds, NaN when it has none. */
+        public double engineMs(String hop) {
+            return engineMeansMs.getOrDefault(hop, Double.NaN);
         }
     }
 

@@ -34,8 +34,9 @@ public final class Report {
     private static final List<String> CPU_HEADER = Stream.concat(
             Stream.of("workload", "guarantee", "settings", "offered/s", "total"),
             Stream.of(EnginePart.values()).map(EnginePart::label)).toList();
-    private static final List<String> BREAKDOWN_HEADER = List.of("workload", "guarantee", "settings", "offered/s",
-            "p50 ms", "queued p50 ms", "run p50 ms", "end to read p50 ms");
+    private static final List<String> BREAKDOWN_HEADER = Stream.concat(Stream.of("workload", "guarantee", "settings",
+            "offered/s", "p50 ms", "queued p50 ms", "run p50 ms", "end to read p50 ms"),
+            EngineHops.HOPS.stream().map(hop -> hop.replace('_', ' ') + " mean ms")).toList();
     /** In both tables the leading Markdown columns are text and aligned left; the rest are numbers, aligned right. */
     private static final int MARKDOWN_TEXT_COLUMNS = 3;
 
@@ -45,7 +46,8 @@ public final class Report {
             + Stream.of(EnginePart.values()).map(part -> "cpu_" + part.name().toLowerCase(Locale.ROOT) + "_pct,")
                     .collect(Collectors.joining())
             + "engine_heap_mb,store_mb,refused,unanswered,answer_p99_ms,start_p99_ms,queued_p50_ms,run_p50_ms,"
-            + "end_to_read_p50_ms,settings";
+            + "end_to_read_p50_ms," + EngineHops.HOPS.stream().map(hop -> "hop_" + hop + "_mean_ms,")
+                    .collect(Collectors.joining()) + "settings";
 
     private Report() {
     }
@@ -68,7 +70,10 @@ public final class Report {
         if (!broken.isEmpty()) {
             out.append("\nWhere the time went, medians of each part on its own (queued: from the due start to the executor's"
                     + " start; run: to its decision that ended the execution; end to read: to a committed reader's read of"
-                    + " the terminal snapshot, the commit's wait included)\n\n")
+                    + " the terminal snapshot, the commit's wait included); then the engine's own means per hop over the"
+                    + " executions that ended in the window (millrace_execution_hops_seconds: queued before the executor read"
+                    + " the create, dispatches to the workers, waits for a worker's slot, running, results back, the time"
+                    + " no task was away, and end to read for answers that waited)\n\n")
                     .append(markdownTable(BREAKDOWN_HEADER, broken.stream().map(Report::breakdownCells).toList()));
         }
         List<RateResult> withParts = rows.stream().filter(row -> !row.engineCpu().byPartPct().isEmpty()).toList();
@@ -117,9 +122,10 @@ public final class Report {
     }
 
     private static List<String> breakdownCells(RateResult r) {
-        return List.of(markdownText(r.workload()), markdownText(r.guarantee()), markdownText(r.settings()),
+        return Stream.concat(Stream.of(markdownText(r.workload()), markdownText(r.guarantee()), markdownText(r.settings()),
                 decimal(r.offeredPerS(), 1), millis(r.p50Ms()), millis(r.breakdown().queuedMs()),
-                millis(r.breakdown().runMs()), millis(r.breakdown().seenMs()));
+                millis(r.breakdown().runMs()), millis(r.breakdown().seenMs())),
+                EngineHops.HOPS.stream().map(hop -> millis(r.breakdown().engineMs(hop)))).toList();
     }
 
     private static List<String> cpuCells(RateResult r) {
@@ -184,6 +190,7 @@ public final class Report {
                 csvNumber(r.engineHeapMb()), csvNumber(r.storeMb()), Long.toString(r.refused()),
                 Long.toString(r.unanswered()), csvNumber(r.answerP99Ms()), csvNumber(r.startP99Ms()),
                 csvNumber(r.breakdown().queuedMs()), csvNumber(r.breakdown().runMs()), csvNumber(r.breakdown().seenMs()),
+                EngineHops.HOPS.stream().map(hop -> csvNumber(r.breakdown().engineMs(hop))).collect(Collectors.joining(",")),
                 csvText(r.settings()));
     }
 

@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * One sweep against one running engine: a warm-up (at the first rate unless the plan names another) until the JIT has
@@ -27,6 +29,11 @@ final class Sweep {
         double storeMb();
 
         FloorProbe floor();
+
+        /** The engine's own per-hop sums so far; none when unknown (an engine the bench did not start). */
+        default EngineHops hops() {
+            return EngineHops.NONE;
+        }
 
         /** Called as the measurement window at {@code rateIndex} (0 for the first rate) begins. */
         default void windowStarting(int rateIndex) {
@@ -72,6 +79,7 @@ final class Sweep {
             // and CPU are read over the second half
             long next = OpenLoop.run(schedule, 0, mid, send);
             CpuReading cpuBefore = engine.probe().cpu();
+            EngineHops hopsBefore = engine.hops();
             long completionsBefore = engine.tracker().completions();
             long measuredFrom = System.nanoTime();
             OpenLoop.run(schedule, next, end, send);
@@ -80,6 +88,8 @@ final class Sweep {
             double achieved = (engine.tracker().completions() - completionsBefore) * 1e9 / (measuredTo - measuredFrom);
             CpuUse cpu = engine.probe().cpu().since(cpuBefore, measuredTo - measuredFrom);
             drain(window, plan.drain());
+            // the engine's hops of the executions that ended from the second half's start to the drain's end
+            Map<String, Double> hopMeans = engine.hops().meansMsSince(hopsBefore);
             // read the window now: executions that end later (during the floor measurement) are missing, not late
             double p50 = window.percentileMs(50);
             double p90 = window.percentileMs(90);
@@ -87,7 +97,7 @@ final class Sweep {
             double p999 = window.percentileMs(99.9);
             double max = window.maxMs();
             double startP99 = window.startPercentileMs(99);
-            var breakdown = RateResult.Breakdown.of(window);
+            var breakdown = RateResult.Breakdown.of(window, hopMeans);
             long failures = window.failuresAndMissing();
             long refused = window.refused();
             long unanswered = window.unanswered();
@@ -103,13 +113,15 @@ final class Sweep {
             progress.accept(String.format(Locale.ROOT,
                     "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms"
                     + " (to start: p99 %.1f ms; p50 queued %.1f, run %.1f, end to read %.1f ms) failures %d%s"
-                    + " (floor p50 %.2f ms%s, %d hops: %.1f ms)",
+                    + " (floor p50 %.2f ms%s, %d hops: %.1f ms)%s",
                     result.workload(), result.guarantee(), result.settings(), rate(rate), achieved, result.taskRunsPerS(),
                     result.p50Ms(), result.p99Ms(), result.startP99Ms(), breakdown.queuedMs(), breakdown.runMs(),
                     breakdown.seenMs(), result.failures(), startsNote(result),
                     result.floorP50Ms(),
                     plan.exactlyOnce() ? String.format(Locale.ROOT, ", plain and exactly-once hop %.2f ms", floorEos) : "",
-                    result.hops(), result.flowFloorMs()));
+                    result.hops(), result.flowFloorMs(), hopMeans.isEmpty() ? "" : "; engine means " + hopMeans.entrySet()
+                            .stream().map(e -> String.format(Locale.ROOT, "%s %.1f", e.getKey(), e.getValue()))
+                            .collect(Collectors.joining(", ")) + " ms"));
             if (!result.keptUp()) {
                 progress.accept((refused > 0 ? "starts were refused" : "completions fell behind") + " at " + rate(rate)
                         + "/s: sweep stops");

@@ -31,7 +31,7 @@ class ReportTest {
         return new RateResult("W1", "exactly_once_v2", "threads=4 linger.ms=5", 1000, 998.5, 12.345, 20, 45.6789,
                 80.1, 150, 3, 1.25, 9.0, 6, 2, new CpuUse(150.5, Map.of(EnginePart.EXECUTOR, 40.25, EnginePart.BROKER, 60.0,
                         EnginePart.JVM, 30.125)), 512, Double.NaN, 7, 1, 35.5, 20.25,
-                new RateResult.Breakdown(1.5, 7.25, 3.125));
+                new RateResult.Breakdown(1.5, 7.25, 3.125, Map.of("queued", 1.25, "to_workers", 4.5, "results_back", 2.0)));
     }
 
     @Nested
@@ -50,7 +50,9 @@ class ReportTest {
                     + "p999_ms,max_ms,failures,floor_p50_ms,floor_eos_p50_ms,hops,task_runs,task_runs_per_s,flow_floor_ms,engine_cpu_pct,cpu_executor_pct,"
                     + "cpu_gateway_pct,cpu_workers_pct,cpu_clients_pct,cpu_broker_pct,cpu_other_pct,cpu_jvm_pct,"
                     + "engine_heap_mb,store_mb,refused,unanswered,answer_p99_ms,start_p99_ms,queued_p50_ms,run_p50_ms,"
-                    + "end_to_read_p50_ms,settings");
+                    + "end_to_read_p50_ms,hop_queued_mean_ms,hop_to_workers_mean_ms,hop_waiting_for_slot_mean_ms,"
+                    + "hop_running_mean_ms,hop_results_back_mean_ms,hop_outside_workers_mean_ms,hop_end_to_read_mean_ms,"
+                    + "settings");
         }
 
         @Test
@@ -67,9 +69,9 @@ class ReportTest {
             assertThat(lines).hasSize(3);
             assertThat(lines.get(1)).isEqualTo("W1,exactly_once_v2,1000.000,998.500,12.345,20.000,45.679,80.100,"
                     + "150.000,3,1.250,9.000,6,2,1997.000,14.000,150.500,40.250,0.000,0.000,0.000,60.000,0.000,30.125,512.000,,7,1,35.500,20.250,"
-                    + "1.500,7.250,3.125,threads=4 linger.ms=5");
+                    + "1.500,7.250,3.125,1.250,4.500,,,2.000,,,threads=4 linger.ms=5");
             assertThat(lines.get(2)).isEqualTo("W2,at_least_once,0.500,0.500,0.000,0.000,10000000.000,10000000.000,"
-                    + "10000000.000,0,0.200,,2,2,1.000,0.400,,,,,,,,,,,0,0,,,,,,");
+                    + "10000000.000,0,0.200,,2,2,1.000,0.400,,,,,,,,,,,0,0,,,,,,,,,,,,,");
         }
 
         @Test
@@ -154,9 +156,11 @@ class ReportTest {
             int title = lines.indexOf("") + 1;
             assertThat(lines.get(title)).startsWith("Where the time went");
             assertThat(cells(lines.get(title + 2))).containsExactly("workload", "guarantee", "settings", "offered/s",
-                    "p50 ms", "queued p50 ms", "run p50 ms", "end to read p50 ms");
+                    "p50 ms", "queued p50 ms", "run p50 ms", "end to read p50 ms", "queued mean ms", "to workers mean ms",
+                    "waiting for slot mean ms", "running mean ms", "results back mean ms", "outside workers mean ms",
+                    "end to read mean ms");
             assertThat(cells(lines.get(title + 4))).containsExactly("W1", "exactly_once_v2", "threads=4 linger.ms=5",
-                    "1000.0", "12.3", "1.50", "7.25", "3.13");
+                    "1000.0", "12.3", "1.50", "7.25", "3.13", "1.25", "4.50", "-", "-", "2.00", "-", "-");
             assertThat(lines.get(title + 5)).isEmpty();
         }
 
