@@ -121,22 +121,37 @@ public final class FlowParser {
             if (id != null && type != null) {
                 Object defaults = input.has("defaults") ? YAML.convertValue(input.get("defaults"), Object.class) : null;
                 result.add(new InputDef(id, type, input.path("required").asBoolean(true), defaults,
-                        input.path("description").asText(null), type.hasChoices() ? choices(input, path, type, problems) : null,
+                        input.path("description").asText(null),
+                        type.hasChoices() ? choices(input, path, type, defaults, problems) : null,
                         input.path("allowCustomValue").asBoolean(false)));
             }
         }
         return result;
     }
 
-    /** A SELECT, ENUM or MULTISELECT input's {@code values}: a list of one or more scalars, as texts. */
-    private static List<String> choices(JsonNode input, String path, InputType type, List<String> problems) {
+    /**
+     * A SELECT, ENUM or MULTISELECT input's {@code values}: a list of one or more scalars, as texts; null when it
+     * declares none (it then takes any value, as flows stored before the values were checked do). Its {@code defaults}
+     * must be among them unless it allows custom values.
+     */
+    private static List<String> choices(JsonNode input, String path, InputType type, Object defaults,
+            List<String> problems) {
         JsonNode values = input.path("values");
+        if (values.isMissingNode() || values.isNull()) {
+            return null;
+        }
         if (!values.isArray() || values.isEmpty() || !values.valueStream().allMatch(JsonNode::isValueNode)) {
             problems.add("Expected '" + path + ".values' to be a list of the values a " + type + " input may take, but found "
-                    + (values.isMissingNode() ? "none" : values.isArray() && values.isEmpty() ? "an empty list" : kind(values)));
-            return List.of();
+                    + (values.isArray() && values.isEmpty() ? "an empty list" : kind(values)));
+            return null;
         }
-        return values.valueStream().map(JsonNode::asText).toList();
+        List<String> choices = values.valueStream().map(JsonNode::asText).toList();
+        List<?> chosen = defaults instanceof List<?> many ? many : defaults == null ? List.of() : List.of(defaults);
+        if (!input.path("allowCustomValue").asBoolean(false)
+                && !chosen.stream().map(String::valueOf).allMatch(choices::contains)) {
+            problems.add("Expected '" + path + ".defaults' to be among its values " + choices + ", but was " + defaults);
+        }
+        return choices;
     }
 
     private static List<OutputDef> outputs(JsonNode node, List<String> problems) {

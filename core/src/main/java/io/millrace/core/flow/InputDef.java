@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * A flow input: {@code type} is one of {@link InputType}; {@code defaults} may be null. {@code values} are the choices
- * of a SELECT, ENUM or MULTISELECT input (null for the other types); {@code allowCustomValue} lets a SELECT or
- * MULTISELECT input take other values too.
+ * of a SELECT, ENUM or MULTISELECT input (null for the other types, and for one that declares none: it takes any
+ * value); {@code allowCustomValue} lets it take other values too.
  */
 public record InputDef(String id, InputType type, boolean required, Object defaults, String description,
         List<String> values, boolean allowCustomValue) {

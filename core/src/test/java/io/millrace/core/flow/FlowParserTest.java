@@ -365,8 +365,10 @@ class FlowParserTest {
             assertThat(flow.inputs().get(0).allowCustomValue()).isFalse();
             assertThat(flow.inputs().get(1).values()).containsExactly("milk", "sugar");
             assertThat(flow.inputs().get(1).allowCustomValue()).isTrue();
-            assertThat(problemsOf(inputs.formatted("  - id: colour\n    type: ENUM\n"))).containsExactly(
-                    "Expected 'inputs[2].values' to be a list of the values a ENUM input may take, but found none");
+            // a flow stored before the values were checked may declare none: any value then
+            assertThat(parser.parse(inputs.formatted("  - id: colour\n    type: ENUM\n")).inputs().get(2).values()).isNull();
+            assertThat(problemsOf(inputs.formatted("  - id: colour\n    type: SELECT\n    values: [red]\n    defaults: blue\n")))
+                    .containsExactly("Expected 'inputs[2].defaults' to be among its values [red], but was blue");
             assertThat(problemsOf(inputs.formatted("  - id: colour\n    type: SELECT\n    values: []\n"))).singleElement()
                     .asString().endsWith("but found an empty list");
             assertThat(problemsOf(inputs.formatted("  - id: colour\n    type: SELECT\n    values: [[red]]\n"))).singleElement()
