@@ -13,12 +13,13 @@ import java.util.regex.Pattern;
 
 /**
  * The engine's own breakdown of its executions' time, as its processes' metrics count it
- * ({@code millrace_execution_hops_seconds}, a sum and a count per hop, over all the processes): read before and after
- * a window, the mean of each hop over the executions that ended in it.
+ * ({@code millrace_execution_hops_seconds}, a sum and a count per hop and process): read before and after a window,
+ * the mean of each hop over the executions that ended in it, over the processes read both times (one that did not
+ * answer either time, or was restarted between, its counters lower, is left out).
  *
- * @param sums each hop's seconds and count, as {@code [seconds, count]}
+ * @param byProcess for each process's metrics address, each hop's seconds and count, as {@code [seconds, count]}
  */
-record EngineHops(Map<String, double[]> sums) {
+record EngineHops(Map<URI, Map<String, double[]>> byProcess) {
     /** The hops in the order an execution's time passes through them, as the metric's {@code hop} tag names them. */
     static final List<String> HOPS = List.of("queued", "to_workers", "waiting_for_slot", "running", "results_back",
             "outside_workers", "end_to_read");
@@ -29,28 +30,28 @@ record EngineHops(Map<String, double[]> sums) {
     private static final Pattern HOP = Pattern.compile("hop=\"([^\"]+)\"");
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    /** Reads the hops from each of {@code metrics} (Prometheus text); a process that does not answer counts for none. */
+    /** Reads the hops from each of {@code metrics} (Prometheus text); a process that does not answer is left out. */
     static EngineHops read(List<URI> metrics) {
-        var texts = new StringBuilder();
+        var byProcess = new LinkedHashMap<URI, Map<String, double[]>>();
         for (URI uri : metrics) {
             try {
                 var answer = HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (answer.statusCode() == 200) {
-                    texts.append(answer.body()).append('\n');
+                    byProcess.put(uri, parse(answer.body()));
                 }
             } catch (java.io.IOException e) {
-                // a process that is down or restarting: its hops are missing from this reading
+                // a process that is down or restarting: left out of this reading
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return NONE;
             }
         }
-        return parse(texts.toString());
+        return new EngineHops(byProcess);
     }
 
-    /** The hops in Prometheus' text format, summed over the series of each hop. */
-    static EngineHops parse(String prometheusText) {
+    /** One process's hops in Prometheus' text format, summed over the series of each hop. */
+    static Map<String, double[]> parse(String prometheusText) {
         var sums = new LinkedHashMap<String, double[]>();
         Matcher line = LINE.matcher(prometheusText);
         while (line.find()) {
@@ -60,17 +61,29 @@ record EngineHops(Map<String, double[]> sums) {
                 sum[line.group(1).equals("sum") ? 0 : 1] += Double.parseDouble(line.group(3));
             }
         }
-        return new EngineHops(sums);
+        return sums;
     }
 
     /** Each hop's mean since {@code before}, in milliseconds, in {@link #HOPS}' order; a hop nothing ended in is left out. */
     Map<String, Double> meansMsSince(EngineHops before) {
         var means = new LinkedHashMap<String, Double>();
         for (String hop : HOPS) {
-            double[] now = sums.get(hop);
-            double[] then = before.sums.getOrDefault(hop, new double[2]);
-            if (now != null && now[1] > then[1]) {
-                means.put(hop, (now[0] - then[0]) * 1000 / (now[1] - then[1]));
+            double seconds = 0;
+            double count = 0;
+            for (var process : byProcess.entrySet()) {
+                Map<String, double[]> earlier = before.byProcess.get(process.getKey());
+                if (earlier == null) {
+                    continue; // not read before the window: its counts since its start are not the window's
+                }
+                double[] now = process.getValue().getOrDefault(hop, new double[2]);
+                double[] then = earlier.getOrDefault(hop, new double[2]);
+                if (now[1] >= then[1]) { // lower: restarted between the readings
+                    seconds += now[0] - then[0];
+                    count += now[1] - then[1];
+                }
+            }
+            if (count > 0) {
+                means.put(hop, seconds * 1000 / count);
             }
         }
         return means;

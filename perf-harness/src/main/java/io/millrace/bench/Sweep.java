@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -79,7 +80,8 @@ final class Sweep {
             // and CPU are read over the second half
             long next = OpenLoop.run(schedule, 0, mid, send);
             CpuReading cpuBefore = engine.probe().cpu();
-            EngineHops hopsBefore = engine.hops();
+            // read beside the starts, which a blocking read would delay
+            CompletableFuture<EngineHops> hopsBefore = CompletableFuture.supplyAsync(engine::hops);
             long completionsBefore = engine.tracker().completions();
             long measuredFrom = System.nanoTime();
             OpenLoop.run(schedule, next, end, send);
@@ -89,7 +91,7 @@ final class Sweep {
             CpuUse cpu = engine.probe().cpu().since(cpuBefore, measuredTo - measuredFrom);
             drain(window, plan.drain());
             // the engine's hops of the executions that ended from the second half's start to the drain's end
-            Map<String, Double> hopMeans = engine.hops().meansMsSince(hopsBefore);
+            Map<String, Double> hopMeans = engine.hops().meansMsSince(hopsBefore.join());
             // read the window now: executions that end later (during the floor measurement) are missing, not late
             double p50 = window.percentileMs(50);
             double p90 = window.percentileMs(90);
