@@ -1,9 +1,9 @@
 package io.millrace.gateway;
 
 import io.millrace.core.execution.State;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,18 +70,22 @@ record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<
         String range = first(query, "timeRange");
         if (range != null) {
             if (first(query, "startDate") != null) {
-                throw ApiException.badRequest("Query parameters 'timeRange' and 'startDate' cannot go together");
+                throw ApiException.badRequest("Expected query parameter 'timeRange' or 'startDate', but got both");
             }
             try {
                 Duration span = Duration.parse(range.trim());
                 if (span.isNegative() || span.isZero()) {
-                    throw new DateTimeParseException("not positive", range, 0);
+                    throw new DateTimeException("not positive");
                 }
                 from = now.minus(span).toEpochMilli();
-            } catch (DateTimeParseException | ArithmeticException e) {
+            } catch (DateTimeException | ArithmeticException e) {
                 throw ApiException.badRequest("Query parameter 'timeRange' must be a positive ISO-8601 duration such as "
                         + "PT1H, got '" + range + "'");
             }
+        }
+        if (from >= to) {
+            throw ApiException.badRequest("Expected the start of the time range to be before its end ('endDate'), but "
+                    + Instant.ofEpochMilli(from) + " is not before " + Instant.ofEpochMilli(to));
         }
         return new ExecutionSearch(first(query, "namespace"), first(query, "flowId"), states, labels,
                 first(query, "triggerId"), first(query, "triggerType"), from, to, page, size, ascending, visible);
@@ -114,7 +118,7 @@ record ExecutionSearch(String namespace, String flowId, Set<String> states, Map<
         }
         try {
             return Instant.parse(value.trim()).toEpochMilli();
-        } catch (DateTimeParseException | ArithmeticException e) {
+        } catch (DateTimeException | ArithmeticException e) {
             throw ApiException.badRequest("Query parameter '" + name + "' must be an ISO-8601 instant such as "
                     + "2026-11-28T10:15:30Z, got '" + value + "'");
         }
