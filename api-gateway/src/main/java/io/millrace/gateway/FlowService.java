@@ -173,8 +173,10 @@ final class FlowService {
     }
 
     /**
-     * A flow's revisions as Kestra's {@code GET /api/v1/flows/{namespace}/{id}/revisions}: each as {@link #describe}
-     * shows it, with {@code deleted} (a deletion is a revision too), oldest first; the newest {@link #MAX_REVISIONS}
+     * A flow's revisions as Kestra's {@code GET /api/v1/flows/{namespace}/{id}/revisions}: each its namespace, id,
+     * revision, {@code deleted} (a deletion is a revision too), {@code createdAt} and source, as stored (not parsed
+     * again: a list of sources to compare, which a revision that no longer parses does not break), oldest first; the
+     * newest {@link #MAX_REVISIONS}
      * only, so a first revision other than 1 says that older ones were left out. A revision this gateway just produced
      * is listed before the store has it, as the latest is (only the last one it produced of the flow, as the overlay
      * keeps no more).
@@ -193,7 +195,9 @@ final class FlowService {
         }
         ArrayNode json = Json.MAPPER.createArrayNode();
         revisions.subList(Math.max(0, revisions.size() - MAX_REVISIONS), revisions.size())
-                .forEach(record -> json.add(describe(record).put("deleted", record.getDeleted())));
+                .forEach(record -> json.addObject().put("namespace", record.getNamespace()).put("id", record.getId())
+                        .put("revision", record.getRevision()).put("deleted", record.getDeleted())
+                        .put("createdAt", record.getCreatedAt().toString()).put("source", record.getSource()));
         return json;
     }
 
