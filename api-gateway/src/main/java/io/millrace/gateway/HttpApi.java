@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.javalin.http.NotFoundResponse;
 import io.javalin.http.staticfiles.Location;
 import io.javalin.json.JavalinJackson;
 import io.millrace.config.ApiAccess;
@@ -106,6 +107,7 @@ final class HttpApi {
     private static final Pattern WEBHOOK_KEY = Pattern.compile("^(/api/v1/executions/webhook/[^/]+/[^/]+/)[^/]+");
     /** The resume route, which takes Kestra's form too. */
     private static final Pattern RESUME = Pattern.compile("/api/v1/executions/[^/]+/resume");
+    private static final Pattern EDITOR_FILES = Pattern.compile("/ui/vendor/codemirror/(lib|mode/yaml)/[\\w.-]+\\.(js|css)");
     private static final Map<String, String> UI_HEADERS = Map.of("Cache-Control", "no-cache",
             "X-Content-Type-Options", "nosniff",
             "Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'");
@@ -145,7 +147,7 @@ final class HttpApi {
                 files.location = Location.CLASSPATH;
                 files.headers = UI_HEADERS;
             });
-            // its editor, CodeMirror, from its WebJar
+            // its editor, CodeMirror, from its WebJar (the library and its YAML mode: see EDITOR_FILES)
             config.staticFiles.add(files -> {
                 files.hostedPath = "/ui/vendor/codemirror";
                 files.directory = "/META-INF/resources/webjars/codemirror/" + CODEMIRROR_VERSION;
@@ -194,6 +196,12 @@ final class HttpApi {
             }
         });
 
+        // of the editor's WebJar, the files the UI loads, not its demo pages
+        app.before("/ui/vendor/codemirror/*", ctx -> {
+            if (!EDITOR_FILES.matcher(ctx.path()).matches()) {
+                throw new NotFoundResponse();
+            }
+        });
         app.get("/", ctx -> ctx.redirect("/ui/"));
         app.get("/api/openapi.yaml", ctx -> ctx.contentType("application/yaml").result(OPENAPI));
         app.get("/health", ctx -> {

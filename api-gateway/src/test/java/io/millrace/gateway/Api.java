@@ -30,6 +30,12 @@ final class Api {
         return join(send(HttpRequest.newBuilder(URI.create(base + path)).GET()));
     }
 
+    /** A header of a GET's answer; "" when it has none. */
+    String header(String path, String name) {
+        return client.sendAsync(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build(),
+                HttpResponse.BodyHandlers.discarding()).join().headers().firstValue(name).orElse("");
+    }
+
     /** A GET with headers (name, value, ...). */
     Answer get(String path, String... headers) {
         return join(send(HttpRequest.newBuilder(URI.create(base + path)).headers(headers).GET()));

@@ -105,6 +105,29 @@ class OpenApiTest {
         assertThat(me.status()).as("the API itself needs a token").isEqualTo(401);
     }
 
+    @Test
+    void shouldServeTheUisFilesAndItsEditorsWithoutATokenUnderTheirSecurityHeaders() {
+        // given
+        var api = new Api(app.port());
+
+        // when
+        Api.Answer page = api.get("/ui/index.html");
+        Api.Answer editor = api.get("/ui/vendor/codemirror/lib/codemirror.js");
+        Api.Answer yaml = api.get("/ui/vendor/codemirror/mode/yaml/yaml.js");
+        Api.Answer demo = api.get("/ui/vendor/codemirror/mode/yaml/index.html");
+
+        // then: the page and the editor's library and mode, but none of the WebJar's demo pages
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.body()).contains("vendor/codemirror/lib/codemirror.js", "vendor/codemirror/mode/yaml/yaml.js");
+        assertThat(editor.status()).isEqualTo(200);
+        assertThat(editor.body()).contains("CodeMirror");
+        assertThat(yaml.status()).isEqualTo(200);
+        assertThat(demo.status()).isEqualTo(404);
+        assertThat(api.header("/ui/vendor/codemirror/lib/codemirror.js", "Content-Security-Policy"))
+                .contains("default-src 'self'");
+        assertThat(api.header("/ui/app.js", "X-Content-Type-Options")).contains("nosniff");
+    }
+
     /**
      * The HTTP routes of the app, as Javalin holds them: its before and after handlers left out, and the routes
      * that are no part of the API ({@link #NOT_API}); the UI's files are no route. A path parameter Javalin writes
