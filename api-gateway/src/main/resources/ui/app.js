@@ -49,23 +49,11 @@ const RANGES = [['', 'any time'], ['PT15M', 'last 15 min'], ['PT1H', 'last hour'
   ['P7D', 'last 7 days']];
 const FILTERS = ['namespace', 'flowId', 'state', 'labels', 'triggerId', 'triggerType', 'timeRange', 'startDate', 'endDate', 'page'];
 
-/** The search's query: the filters as the API takes them (labels, written "k:v k2:v2", one parameter each). */
-function searchQuery(filters, extra) {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries({...filters, ...extra})) {
-    if (!v) continue;
-    if (k === 'labels') v.split(/[\s,]+/).filter(Boolean).forEach((l) => q.append('labels', l));
-    else q.set(k, v);
-  }
-  return '?' + q.toString();
-}
-
-// A datetime-local field's value (local time) as an ISO instant, and back.
+// A datetime-local field's value (local time) as an ISO instant, and back; '' for none or a text that is no date.
 const instant = (local) => (local ? new Date(local).toISOString() : '');
 const local = (iso) => {
-  if (!iso) return '';
-  const d = new Date(iso);
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+  const d = new Date(iso || NaN);
+  return isNaN(d) ? '' : new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
 };
 
 /** A button that asks the API for {@code path} of an execution (kill, restart, replay...); a new execution opens. */
@@ -81,20 +69,21 @@ function action(id, label, path) {
   }}, label);
 }
 
-/** The actions on an execution in one click, as a runner has them. */
-function actions(x) {
+/** The actions on an execution in one click, as a runner has them; {@code resumeLink}: a link to its resume form. */
+function actions(x, resumeLink) {
   const current = x.state.current;
   return [!TERMINAL.has(current) ? action(x.id, 'Kill', 'kill') : '',
     current === 'FAILED' || current === 'KILLED' ? action(x.id, 'Restart', 'restart') : '',
     TERMINAL.has(current) ? action(x.id, 'Replay', 'replay') : '',
-    current === 'PAUSED' ? h('a', {class: 'button', href: '#/executions/' + encodeURIComponent(x.id)}, 'Resume…') : ''];
+    resumeLink && current === 'PAUSED' ? h('a', {class: 'button', href: '#/executions/' + encodeURIComponent(x.id)}, 'Resume…') : ''];
 }
 
 function executionsView(params) {
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) || '']));
+  filters.labels = params.getAll('labels'); // key:value each, all must hold
   filters.page ||= '1';
   const field = (name, label, attrs = {}) => [h('label', {for: 'f-' + name}, label),
-    h('input', {id: 'f-' + name, name, value: filters[name], ...attrs})];
+    h('input', {id: 'f-' + name, name, value: [].concat(filters[name]).join('; '), ...attrs})];
   const state = h('select', {id: 'f-state', name: 'state'}, h('option', {value: ''}, 'any'),
     STATES.map((s) => h('option', {value: s, selected: s === filters.state}, s)));
   const range = h('select', {id: 'f-timeRange', name: 'timeRange'},
@@ -102,12 +91,13 @@ function executionsView(params) {
   const form = h('form', {class: 'filters', role: 'search', onsubmit: (e) => {
     e.preventDefault();
     const data = Object.fromEntries(new FormData(form));
+    data.labels = data.labels.split(/\s*;\s*/).filter(Boolean);
     data.startDate = instant(data.startDate);
     data.endDate = instant(data.endDate);
     if (data.timeRange) data.startDate = '';
     location.hash = '#/executions' + query({...data, page: ''});
   }}, field('namespace', 'Namespace'), field('flowId', 'Flow'), h('label', {for: 'f-state'}, 'State'), state,
-  field('labels', 'Labels', {placeholder: 'key:value', size: 14}), field('triggerId', 'Trigger', {size: 10}),
+  field('labels', 'Labels', {placeholder: 'key:value; key2:value2', size: 14}), field('triggerId', 'Trigger', {size: 10}),
   field('triggerType', 'Trigger type', {size: 14}), h('label', {for: 'f-timeRange'}, 'Started'), range,
   h('label', {for: 'f-startDate'}, 'from'), h('input', {id: 'f-startDate', name: 'startDate', type: 'datetime-local',
     value: local(filters.startDate)}),
@@ -122,20 +112,28 @@ function executionsView(params) {
     h('table', {class: 'list'}, h('thead', {}, h('tr', {}, ['Id', 'Namespace', 'Flow', 'State', 'Started', 'Duration', 'Labels', 'Trigger', 'Actions']
       .map((c) => h('th', {scope: 'col'}, c)))), body), pager);
 
+  // refreshed LIST_EVERY_MS after each answer (never two searches at once); rows redrawn only when the answer
+  // changed, so a focused or half-clicked button stays
+  let shown = '';
+  let timer = 0;
+  let stopped = false;
   const load = async () => {
     try {
-      const found = await api('/executions/search' + searchQuery(filters, {size: '25'}));
+      const found = await api('/executions/search' + query({...filters, size: '25'}));
       const who = await me();
+      const seen = JSON.stringify(found);
+      if (stopped || seen === shown) return;
+      shown = seen;
       body.replaceChildren(...found.results.map((x) => h('tr', {},
         h('td', {}, h('a', {href: '#/executions/' + encodeURIComponent(x.id)}, x.id)),
         h('td', {}, x.namespace), h('td', {}, h('a', {href: `#/flows/${x.namespace}/${x.flowId}`}, x.flowId)),
         h('td', {}, badge(x.state.current)), h('td', {}, when(x.state.startDate)),
         h('td', {}, duration(x.state.duration)),
         h('td', {class: 'chips'}, (x.labels || []).filter((l) => !l.key.startsWith('system.')).map((l) =>
-          h('a', {href: '#/executions' + query({...filters, labels: l.key + ':' + l.value, page: ''})}, `${l.key}:${l.value}`))),
+          h('a', {href: '#/executions' + query({...filters, labels: [l.key + ':' + l.value], page: ''})}, `${l.key}:${l.value}`))),
         h('td', {}, x.trigger ? h('a', {href: '#/executions' + query({...filters, triggerId: x.trigger.id, page: ''}),
           title: x.trigger.type}, x.trigger.id) : ''),
-        h('td', {class: 'row-actions'}, may(who, 'runner', x.namespace) ? actions(x) : ''))));
+        h('td', {class: 'row-actions'}, may(who, 'runner', x.namespace) ? actions(x, true) : ''))));
       total.textContent = found.total + ' execution' + (found.total === 1 ? '' : 's');
       counts.replaceChildren(...Object.entries(found.counts || {}).map(([s, n]) => h('a', {
         href: '#/executions' + query({...filters, state: s === filters.state ? '' : s, page: ''}),
@@ -147,11 +145,15 @@ function executionsView(params) {
         page < pages ? h('a', {href: to(page + 1)}, 'Older ›') : '');
     } catch (e) {
       failed(e);
+    } finally {
+      if (!stopped) timer = setTimeout(load, LIST_EVERY_MS);
     }
   };
   load();
-  const timer = setInterval(load, LIST_EVERY_MS);
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
 
 function executionView(id) {
@@ -197,6 +199,8 @@ function executionView(id) {
     if (latest) render(latest);
   }).catch(failed);
   let rows = [];
+  let detailsShown = '';
+  let runShown = '';
   const folded = new Set();
   let selected = null;
   const act = (label, path) => action(id, label, path);
@@ -209,7 +213,7 @@ function executionView(id) {
         duration(x.state.duration)),
       x.error ? h('p', {class: 'error'}, x.error) : '');
     buttons.replaceChildren(...(!caller ? [] : !runner() ? [h('p', {class: 'muted', id: 'view-only'},
-      `View only: ${caller.name} has no runner grant on ${x.namespace}`)] : actions(x).slice(0, 3)));
+      `View only: ${caller.name} has no runner grant on ${x.namespace}`)] : actions(x, false)));
     if (current !== 'PAUSED' || !runner()) {
       resume.replaceChildren();
       pausedAt = null;
@@ -219,13 +223,17 @@ function executionView(id) {
     }
     breakdown.replaceChildren(...Object.entries(x.breakdown || {}).flatMap(([k, v]) => [h('dt', {}, k),
       h('dd', {}, duration(v))]));
-    details.replaceChildren(
-      h('h2', {}, 'History'), h('ol', {class: 'history', id: 'history'}, x.state.histories.map((s) =>
-        h('li', {}, badge(s.state), ' ', when(s.date)))),
-      h('h2', {}, 'Inputs'), jsonTree(x.inputs || {}),
-      h('h2', {}, 'Labels'), h('pre', {}, (x.labels || []).map((l) => l.key + ': ' + l.value).join('\n')),
-      ...(x.trigger ? [h('h2', {}, 'Trigger'), h('p', {}, `${x.trigger.id} (${x.trigger.type})`), jsonTree(x.trigger.variables || {})] : []),
-      h('h2', {}, 'Outputs'), jsonTree(x.outputs || {}));
+    const detailsNow = JSON.stringify([x.state.histories, x.inputs, x.labels, x.trigger, x.outputs]);
+    if (detailsNow !== detailsShown) { // unchanged, the trees keep what the user opened
+      detailsShown = detailsNow;
+      details.replaceChildren(
+        h('h2', {}, 'History'), h('ol', {class: 'history', id: 'history'}, x.state.histories.map((s) =>
+          h('li', {}, badge(s.state), ' ', when(s.date)))),
+        h('h2', {}, 'Inputs'), jsonTree(x.inputs || {}),
+        h('h2', {}, 'Labels'), h('pre', {}, (x.labels || []).map((l) => l.key + ': ' + l.value).join('\n')),
+        ...(x.trigger ? [h('h2', {}, 'Trigger'), h('p', {}, `${x.trigger.id} (${x.trigger.type})`), jsonTree(x.trigger.variables || {})] : []),
+        h('h2', {}, 'Outputs'), jsonTree(x.outputs || {}));
+    }
     rows = ganttRows(x.taskRunList, folded);
     drawRuns();
     graph.show(x).catch(failed);
@@ -235,6 +243,9 @@ function executionView(id) {
   // One task run: its attempts (with the worker's dates), its outputs as a tree, and a replay from it.
   const runPanel = (run) => {
     const ended = TERMINAL.has(latest.state.current);
+    const now = JSON.stringify([run, ended, runner()]);
+    if (now === runShown) return; // unchanged: its tree keeps what the user opened
+    runShown = now;
     picked.replaceChildren(h('h2', {}, 'Task run ', h('code', {}, run.taskId), run.value ? ` [${run.value}]` : ''),
       h('p', {}, badge(run.state.current), ` · ${run.id} · started ${when(run.state.startDate)} · `,
         duration(run.state.duration), ' ', ended && runner() ? act('Replay from this run', 'replay?taskRunId=' + encodeURIComponent(run.id)) : ''),
@@ -249,8 +260,9 @@ function executionView(id) {
   const drawRuns = () => {
     if (!latest) return;
     const start = Date.parse(latest.state.startDate);
-    const end = Math.max(start + 1, ...latest.taskRunList.map((r) => (r.state.endDate ? Date.parse(r.state.endDate) : Date.now())),
-      latest.state.endDate ? Date.parse(latest.state.endDate) : Date.now());
+    const at = (state) => (state.endDate ? Date.parse(state.endDate) : Date.now());
+    let end = Math.max(start + 1, at(latest.state));
+    for (const run of latest.taskRunList) end = Math.max(end, at(run.state)); // a loop: 100,000 runs are no arguments
     drawGantt(gantt, rows, start, end, {selected, toggle: (key) => {
       if (!folded.delete(key)) folded.add(key);
       rows = ganttRows(latest.taskRunList, folded);
@@ -516,7 +528,7 @@ function inputsForm(inputs, prefix, title, submit) {
     if (input.values && !input.allowCustomValue) { // SELECT, ENUM, MULTISELECT: the choices
       const many = input.type === 'MULTISELECT';
       field = h('select', {id: name, name: input.id, required, multiple: many},
-        many || input.required || input.defaults != null ? '' : h('option', {value: ''}, ''),
+        many || input.defaults != null ? '' : h('option', {value: ''}, input.required ? 'choose…' : ''),
         input.values.map((v) => h('option', {value: v, selected: defaults.includes(v)}, v)));
     } else if (input.type === 'JSON' || input.type === 'ARRAY') {
       field = h('textarea', {id: name, name: input.id, required, rows: 3, placeholder: input.type === 'ARRAY' ? '["a", "b"]' : '{"key": "value"}'},

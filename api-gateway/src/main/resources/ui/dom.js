@@ -1,7 +1,7 @@
 // Small DOM helpers and formats the UI's modules share.
 
 export const STATES = ['CREATED', 'QUEUED', 'RUNNING', 'PAUSED', 'RETRYING', 'KILLING', 'SUCCESS', 'WARNING', 'FAILED', 'KILLED',
-  'CANCELLED', 'RETRIED'];
+  'CANCELLED', 'SKIPPED', 'RETRIED', 'RESTARTED'];
 export const TERMINAL = new Set(['SUCCESS', 'WARNING', 'FAILED', 'KILLED', 'SKIPPED', 'RETRIED', 'CANCELLED']);
 const PROPERTIES = new Set(['value', 'checked', 'selected', 'style']);
 
@@ -47,9 +47,10 @@ export function when(iso) {
   return iso ? new Date(iso).toLocaleString() : '';
 }
 
+/** A query string of the parameters that have a value; an array's values as repeated parameters. */
 export function query(params) {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+  for (const [k, v] of Object.entries(params)) [].concat(v || []).filter(Boolean).forEach((one) => q.append(k, one));
   const s = q.toString();
   return s ? '?' + s : '';
 }

@@ -84,6 +84,7 @@ class AuthorizationMatrixTest {
                 calls.put("delete", new Object[] {"editor", "DELETE", "/flows/" + namespace + "/" + deletable, null});
                 calls.put("read flow", new Object[] {"viewer", "GET", "/flows/" + namespace + "/f", null});
                 calls.put("revisions", new Object[] {"viewer", "GET", "/flows/" + namespace + "/f/revisions", null});
+                calls.put("graph", new Object[] {"viewer", "GET", "/flows/" + namespace + "/f/graph", null});
                 calls.put("start", new Object[] {"runner", "POST", "/executions/" + namespace + "/f", "{}"});
                 calls.put("kill", new Object[] {"runner", "POST", "/executions/" + id + "/kill", null});
                 calls.put("kill (DELETE)", new Object[] {"runner", "DELETE", "/executions/" + id + "/kill", null});

@@ -97,7 +97,7 @@ class UiBrowserTest {
             id: loop
             namespace: ui.test
             labels:
-              team: ui
+              team: ui crew
             tasks:
               - id: each
                 type: io.kestra.plugin.core.flow.ForEach
@@ -366,14 +366,18 @@ class UiBrowserTest {
         wait.until(ExpectedConditions.textToBe(By.id("total"), "4 executions"));
 
         // and: a label, from the row's chip, and a time range narrow it
-        clickAgainIfRedrawn(By.linkText("team:ui"));
-        wait.until(ExpectedConditions.urlContains("labels=team%3Aui"));
+        clickAgainIfRedrawn(By.linkText("team:ui crew"));
+        wait.until(ExpectedConditions.urlContains("labels=team%3Aui+crew"));
         wait.until(ExpectedConditions.textToBe(By.id("total"), "1 execution"));
-        assertThat(browser.findElement(By.id("f-labels")).getAttribute("value")).isEqualTo("team:ui");
+        assertThat(browser.findElement(By.id("f-labels")).getAttribute("value")).isEqualTo("team:ui crew");
         browser.get(ui + "#/executions?timeRange=PT1H");
         wait.until(ExpectedConditions.textToBe(By.id("total"), "6 executions"));
         browser.get(ui + "#/executions?endDate=2026-01-01T00:00:00.000Z");
         wait.until(ExpectedConditions.textToBe(By.id("total"), "0 executions"));
+        // a link with a date that is none: the API's message, and the page still works
+        browser.get(ui + "#/executions?startDate=yesterday");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("toast"), "startDate"));
+        assertThat(browser.findElement(By.id("f-startDate")).getAttribute("value")).isEmpty();
 
         // and: the overview: what started each minute, by state, and the flow that failed
         browser.get(ui + "#/overview");
