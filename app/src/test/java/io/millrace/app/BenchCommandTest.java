@@ -47,6 +47,13 @@ class BenchCommandTest {
         } else {
             assertThat(row[11]).isEmpty();
         }
+        // the engine's own means per hop, read from its metrics over the window
+        List<String> columns = List.of(csv.getFirst().split(","));
+        for (String hop : List.of("queued", "to_workers", "results_back")) {
+            String mean = row[columns.indexOf("hop_" + hop + "_mean_ms")];
+            assertThat(mean).as("the engine's mean of " + hop).isNotEmpty();
+            assertThat(Double.parseDouble(mean)).isNotNegative();
+        }
         assertThat(Files.readString(out.resolve("latency.svg"))).contains("<svg", "polyline");
         assertThat(Files.readString(out.resolve("results.md"))).contains("| W1 ");
         assertThat(out.resolve("logs-1").resolve("engine-standalone.log")).content().contains("Millrace is up");
