@@ -184,11 +184,10 @@ final class FlowService {
      * @throws ApiException 404 when the flow has no revision
      */
     ArrayNode revisions(String namespace, String id) {
-        var revisions = new ArrayList<FlowRecord>();
-        overlay.latest(namespace, id, () -> {
-            revisions.addAll(stored.flowRevisions(namespace, id, MAX_REVISIONS));
-            return revisions.isEmpty() ? Optional.empty() : Optional.of(revisions.getLast());
-        }).filter(latest -> revisions.isEmpty() || latest.getRevision() > revisions.getLast().getRevision())
+        var revisions = new ArrayList<>(stored.flowRevisions(namespace, id, MAX_REVISIONS));
+        Optional<FlowRecord> storedLatest = revisions.isEmpty() ? Optional.empty() : Optional.of(revisions.getLast());
+        overlay.latest(namespace, id, () -> storedLatest)
+                .filter(latest -> storedLatest.isEmpty() || latest.getRevision() > storedLatest.get().getRevision())
                 .ifPresent(revisions::add);
         if (revisions.isEmpty()) {
             throw ApiException.notFound("Flow '" + Flow.key(namespace, id) + "' not found");

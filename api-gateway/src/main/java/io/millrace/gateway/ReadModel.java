@@ -93,15 +93,7 @@ final class ReadModel implements FlowService.StoredFlows, AutoCloseable {
     /** The highest stored revision of a flow; none when it does not decode (counted). */
     @Override
     public Optional<FlowRecord> latestFlow(String namespace, String id) {
-        return query(() -> {
-            try (KeyValueIterator<String, FlowRecord> revisions = this.<FlowRecord>store(ReadModelTopology.FLOWS_STORE)
-                    .reverseRange(FlowMapper.firstKey(namespace, id), FlowMapper.lastKey(namespace, id))) {
-                return revisions.hasNext() ? Optional.of(revisions.next().value) : Optional.empty();
-            } catch (SerializationException e) {
-                undecodable.skipped(Undecodable.Kind.FLOWS, namespace + "/" + id, e);
-                return Optional.empty();
-            }
-        });
+        return flowRevisions(namespace, id, 1).stream().findFirst();
     }
 
     /**
