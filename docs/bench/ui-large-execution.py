@@ -12,8 +12,7 @@ import sys
 import time
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import headless_chromium
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -37,11 +36,7 @@ execution = call('/executions/ui.timing/large?wait=true&timeout=PT600S', '{}', '
 print(f"execution {execution['id']}: {execution['state']['current']}, {len(execution['taskRunList'])} task runs, "
       f"{time.monotonic() - started:.1f} s to run")
 
-options = webdriver.ChromeOptions()
-options.binary_location = '/usr/bin/chromium'
-for argument in ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--window-size=1280,900']:
-    options.add_argument(argument)
-browser = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=options)
+browser = headless_chromium.start()
 try:
     for attempt in range(3):
         browser.get('about:blank')

@@ -16,8 +16,7 @@ import time
 import urllib.error
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import headless_chromium
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -81,11 +80,7 @@ for label, path in [('first page of all', '/executions/search?size=25'),
                     ('page 2,000 of 25', '/executions/search?size=25&page=2000')]:
     print(f'search, {label}: {timed(path)}')
 
-options = webdriver.ChromeOptions()
-options.binary_location = '/usr/bin/chromium'
-for argument in ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--window-size=1280,900']:
-    options.add_argument(argument)
-browser = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=options)
+browser = headless_chromium.start()
 try:
     for attempt in range(3):
         browser.get('about:blank')
