@@ -18,7 +18,7 @@ final class CommonOptions {
     @Option(names = "--port", description = "HTTP port of the gateway (MILLRACE_PORT, default 8080)")
     Integer port;
 
-    @Option(names = "--partitions", description = "Partitions of the topics a role creates (MILLRACE_PARTITIONS, default 4)")
+    @Option(names = "--partitions", description = "Partitions of the topics a role creates (MILLRACE_PARTITIONS, default 2)")
     Integer partitions;
 
     @Option(names = "--replication-factor", description = "Replication of the topics a role creates (default 1)")

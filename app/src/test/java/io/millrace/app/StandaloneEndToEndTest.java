@@ -10,6 +10,11 @@ import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.DeadLetterRecord;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -83,6 +88,11 @@ class StandaloneEndToEndTest {
             assertThat(execution.path("taskRunList")).hasSize(2);
             executionId = execution.path("id").asText();
 
+            // and: by default each of the executor's stream threads owns one partition of the commands, so that a
+            // thread's transaction holds the records of one task (docs/TUNING.md, partitions per transaction)
+            assertThat(commandPartitionsByMember(config)).hasSize(config.streamThreads()).allSatisfy(
+                    (member, partitions) -> assertThat(partitions).as(member).hasSize(1));
+
             // and when: a record that does not decode reaches the commands topic
             DeadLetterRecord letter = deadLetterOfGarbage(config);
 
@@ -138,6 +148,18 @@ class StandaloneEndToEndTest {
             Thread.sleep(200);
         } while (System.nanoTime() < deadline);
         return status;
+    }
+
+    /** The partitions of the commands topic that each member of the executor's group (a stream thread) is assigned. */
+    private static Map<String, List<Integer>> commandPartitionsByMember(MillraceConfig config) throws Exception {
+        String commands = Topics.of(config).commands().name();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers()))) {
+            String group = Topics.executorApplicationId(config);
+            return admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get().members().stream()
+                    .collect(Collectors.toMap(MemberDescription::consumerId, member -> member.assignment()
+                            .topicPartitions().stream().filter(p -> p.topic().equals(commands))
+                            .map(TopicPartition::partition).toList()));
+        }
     }
 
     private static DeadLetterRecord deadLetterOfGarbage(MillraceConfig config) throws Exception {

@@ -31,7 +31,7 @@ public final class ConfigLoader {
     private static final Map<String, String> DEFAULTS = Map.ofEntries(
             Map.entry("bootstrap-servers", "localhost:9092"),
             Map.entry("topic-prefix", "millrace."),
-            Map.entry("partitions", "4"),
+            Map.entry("partitions", "2"),
             Map.entry("replication-factor", "1"),
             Map.entry("min-insync-replicas", "0"),
             Map.entry("processing-guarantee", MillraceConfig.EXACTLY_ONCE_V2),
