@@ -1,5 +1,6 @@
 package io.millrace.bench;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,7 +41,7 @@ record EngineHops(Map<URI, Map<String, double[]>> byProcess) {
                 if (answer.statusCode() == 200) {
                     byProcess.put(uri, parse(answer.body()));
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // a process that is down or restarting: left out of this reading
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -39,7 +40,7 @@ final class EngineProcess implements AutoCloseable {
     /** Each process's output, in the order of {@link #processes}. */
     private final List<Path> logs;
     /** Each log's metrics address, once it printed it. */
-    private final Map<Path, URI> metrics = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Path, URI> metrics = new ConcurrentHashMap<>();
     private volatile URI api;
     private int restarts;
 
