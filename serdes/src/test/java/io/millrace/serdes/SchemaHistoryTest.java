@@ -45,7 +45,7 @@ class SchemaHistoryTest {
             Map.entry("FlowRecord", "6011c905a8f76a14"),
             Map.entry("LogRecord", "eeb138d409ca54b7"),
             Map.entry("OutputsRecord", "ec0943a15bc55bc7"),
-            Map.entry("StoredExecution", "bd7c78a71e525757"),
+            Map.entry("StoredExecution", "24a2d52bfedc20fc"),
             Map.entry("StoredTaskRun", "873e336367e0d537"),
             Map.entry("TaskResultRecord", "896a891ee12d37d0"),
             Map.entry("TaskRunSnapshot", "1ab56d42d7b5a414"),

@@ -24,9 +24,9 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * One execution's state over the executor's stores for the length of one decision. A small execution is one record;
- * a bigger one's header and each of its task runs are stored apart, so a decision writes what it changed, not every
- * run. Running executions are kept
+ * One execution's state over the executor's stores for the length of one decision. A small execution is one record,
+ * its task runs' outputs included; a bigger one's header, each of its task runs and each run's outputs are stored
+ * apart, so a decision writes what it changed, not every run. Running executions are kept
  * in a cache, so a decision does not read every run back either; the cache holds what the stores hold once a decision
  * is flushed, and a decision that throws must {@link #evict()} (it may have changed the cached runs half-way). Writes
  * reach the stores only on {@link #flush()}.
@@ -37,14 +37,25 @@ final class StoreBackedState implements MutableExecutionState {
      * per decision, as most executions need. A bigger one keeps each run in a record of its own.
      */
     static final int INLINE_RUNS = 16;
+    /**
+     * An execution of at most {@link #INLINE_RUNS} runs whose outputs take at most this many characters of JSON
+     * together keeps them inline too: a task's result then writes one changelog record, not two, and one store's
+     * partition fewer joins the transaction. Bigger outputs move to the outputs store, once and for good, so a decision
+     * never rewrites them and the cached executions stay small.
+     */
+    static final int INLINE_OUTPUTS_CHARS = 4_096;
 
     /** The stores of one execution's state, and the executions kept in memory. */
     record Stores(KeyValueStore<String, StoredExecution> executions, KeyValueStore<String, StoredTaskRun> runs,
             KeyValueStore<String, OutputsRecord> outputs, LruCache<String, Cached> cache) {
     }
 
-    /** An execution as its last stored version has it. */
-    record Cached(Execution execution, long version) {
+    /**
+     * An execution as its last stored version has it.
+     *
+     * @param outputs its runs' outputs as JSON, by task run id, when inline; null when they are in the outputs store
+     */
+    record Cached(Execution execution, long version, Map<String, String> outputs) {
     }
 
     private final String executionId;
@@ -53,7 +64,7 @@ final class StoreBackedState implements MutableExecutionState {
     /** The JSON of pending outputs, written once for the store and the snapshot. */
     private final Map<String, String> pendingJson = new HashMap<>();
     /** Stored outputs read during this decision (variables for a dispatch, then the snapshot, read them again). */
-    private final Map<String, OutputsRecord> readOutputs = new HashMap<>();
+    private final Map<String, String> readOutputs = new HashMap<>();
     /**
      * Stored outputs as the variables see them, parsed once a decision: a ForEach that starts many lanes reading one
      * big output would otherwise parse it again for each lane's dispatch.
@@ -64,6 +75,11 @@ final class StoreBackedState implements MutableExecutionState {
     private Execution execution;
     /** The version of the stored execution this decision started from; 0 for a new one. */
     private long version;
+    /**
+     * The stored outputs kept inline, by task run id; null when they are in the outputs store (or, for an execution
+     * not stored yet, none are stored).
+     */
+    private Map<String, String> inlineOutputs;
     private boolean loaded;
     private boolean dirty;
     /** The runs of a removed execution, whose records and outputs {@link #flush()} deletes. */
@@ -86,6 +102,7 @@ final class StoreBackedState implements MutableExecutionState {
             } else {
                 execution = cached.execution();
                 version = cached.version();
+                inlineOutputs = cached.outputs();
             }
             loaded = true;
         }
@@ -104,6 +121,7 @@ final class StoreBackedState implements MutableExecutionState {
             return;
         }
         version = header.getVersion();
+        inlineOutputs = header.getOutputs();
         Integer count = header.getTaskRunCount();
         if (count == null) {
             execution = ExecutionMapper.fromRecord(header.getExecution());
@@ -135,8 +153,8 @@ final class StoreBackedState implements MutableExecutionState {
         Map<String, Object> outputs = pendingOutputs.get(taskRunId);
         if (outputs == null) {
             outputs = parsedOutputs.computeIfAbsent(taskRunId, id -> {
-                OutputsRecord stored = storedOutputs(id);
-                return stored == null ? Map.of() : Collections.unmodifiableMap(Json.readMap(stored.getJson()));
+                String stored = storedOutputs(id);
+                return stored == null ? Map.of() : Collections.unmodifiableMap(Json.readMap(stored));
             });
         }
         if (!outputs.isEmpty()) {
@@ -160,17 +178,22 @@ final class StoreBackedState implements MutableExecutionState {
         if (pending != null) {
             return pendingJson.computeIfAbsent(taskRunId, id -> Json.write(pending));
         }
-        OutputsRecord stored = storedOutputs(taskRunId);
-        return stored == null ? null : stored.getJson();
+        return storedOutputs(taskRunId);
     }
 
-    private OutputsRecord storedOutputs(String taskRunId) {
+    /** A task run's stored outputs: inline in the execution's record, or in the outputs store. */
+    private String storedOutputs(String taskRunId) {
+        execution(); // the record says where they are
+        if (inlineOutputs != null) {
+            return inlineOutputs.get(taskRunId);
+        }
         if (readOutputs.containsKey(taskRunId)) {
             return readOutputs.get(taskRunId);
         }
         OutputsRecord stored = stores.outputs().get(outputsKey(executionId, taskRunId));
-        readOutputs.put(taskRunId, stored);
-        return stored;
+        String json = stored == null ? null : stored.getJson();
+        readOutputs.put(taskRunId, json);
+        return json;
     }
 
     /** The runs of a removed execution (their snapshot records are deleted too); empty otherwise. */
@@ -214,40 +237,88 @@ final class StoreBackedState implements MutableExecutionState {
      * whose outputs were lost.
      */
     void flush() {
-        pendingOutputs.keySet().forEach(taskRunId ->
-                stores.outputs().put(outputsKey(executionId, taskRunId), new OutputsRecord(outputsJson(taskRunId))));
         if (dirty && execution == null) {
-            stores.executions().delete(executionId);
-            for (int seq = 0; seq < removedRuns.size(); seq++) {
-                if (removedRuns.size() > INLINE_RUNS) {
-                    stores.runs().delete(SnapshotKeys.run(executionId, seq));
-                }
-                stores.outputs().delete(outputsKey(executionId, removedRuns.get(seq).id()));
-            }
-            stores.cache().remove(executionId);
-        } else if (dirty) {
-            // never a version used before, even by a write that a crash lost and whose command is decided again
-            version = Math.max(version + 1, System.currentTimeMillis());
-            TaskRuns runs = execution.runs();
-            if (runs.size() <= INLINE_RUNS) {
-                stores.executions().put(executionId, new StoredExecution(executionRecord(execution), null, version));
-            } else {
-                for (TaskRun run : runsToSend(runs, false)) {
-                    TaskRun before = runs.beforeChanges(run.id());
-                    stores.runs().put(SnapshotKeys.run(executionId, runs.position(run.id())), new StoredTaskRun(version,
-                            ExecutionMapper.toRecord(run), before == null ? null : ExecutionMapper.toRecord(before)));
-                }
-                stores.executions().put(executionId, new StoredExecution(executionRecord(execution), runs.size(), version));
-            }
-            runs.clearChanged();
-            if (execution.state().isTerminal()) {
-                stores.cache().remove(executionId); // only a purge or a duplicate reads it again: keep memory for runs
-            } else {
-                stores.cache().put(executionId, new Cached(execution, version));
+            remove();
+        } else if ((dirty || !pendingOutputs.isEmpty()) && execution().isPresent()) {
+            Map<String, String> outputs = outputsToStore();
+            if (dirty || outputs != inlineOutputs) {
+                write(outputs);
             }
         }
         encodedFor = null; // what is decided next is encoded anew
         encoded = null;
+    }
+
+    /**
+     * The outputs the execution's record keeps inline after this decision: those it kept and those put now, while
+     * the execution may keep them ({@link #INLINE_RUNS}, {@link #INLINE_OUTPUTS_CHARS}). Otherwise null, once they are
+     * in the outputs store: those put now, and, when they leave the record, those it kept.
+     */
+    private Map<String, String> outputsToStore() {
+        // an execution not stored yet starts with its outputs inline
+        Map<String, String> inline = inlineOutputs == null && version == 0 ? Map.of() : inlineOutputs;
+        if (inline != null && execution.runs().size() <= INLINE_RUNS) {
+            if (pendingOutputs.isEmpty()) {
+                return inline;
+            }
+            var merged = new HashMap<>(inline);
+            pendingOutputs.keySet().forEach(taskRunId -> merged.put(taskRunId, outputsJson(taskRunId)));
+            long chars = 0;
+            for (String json : merged.values()) {
+                chars += json.length();
+            }
+            if (chars <= INLINE_OUTPUTS_CHARS) {
+                return Collections.unmodifiableMap(merged);
+            }
+        }
+        if (inline != null) {
+            inline.forEach((taskRunId, json) -> {
+                if (!pendingOutputs.containsKey(taskRunId)) {
+                    stores.outputs().put(outputsKey(executionId, taskRunId), new OutputsRecord(json));
+                }
+            });
+        }
+        pendingOutputs.keySet().forEach(taskRunId ->
+                stores.outputs().put(outputsKey(executionId, taskRunId), new OutputsRecord(outputsJson(taskRunId))));
+        return null;
+    }
+
+    /** Writes the execution with {@code outputs} inline (null: they are in the outputs store), its changed runs first. */
+    private void write(Map<String, String> outputs) {
+        // never a version used before, even by a write that a crash lost and whose command is decided again
+        version = Math.max(version + 1, System.currentTimeMillis());
+        TaskRuns runs = execution.runs();
+        if (runs.size() <= INLINE_RUNS) {
+            stores.executions().put(executionId, new StoredExecution(executionRecord(execution), null, version, outputs));
+        } else {
+            for (TaskRun run : runsToSend(runs, false)) {
+                TaskRun before = runs.beforeChanges(run.id());
+                stores.runs().put(SnapshotKeys.run(executionId, runs.position(run.id())), new StoredTaskRun(version,
+                        ExecutionMapper.toRecord(run), before == null ? null : ExecutionMapper.toRecord(before)));
+            }
+            stores.executions().put(executionId, new StoredExecution(executionRecord(execution), runs.size(), version,
+                    outputs));
+        }
+        inlineOutputs = outputs;
+        runs.clearChanged();
+        if (execution.state().isTerminal()) {
+            stores.cache().remove(executionId); // only a purge or a duplicate reads it again: keep memory for runs
+        } else {
+            stores.cache().put(executionId, new Cached(execution, version, outputs));
+        }
+    }
+
+    private void remove() {
+        stores.executions().delete(executionId);
+        for (int seq = 0; seq < removedRuns.size(); seq++) {
+            if (removedRuns.size() > INLINE_RUNS) {
+                stores.runs().delete(SnapshotKeys.run(executionId, seq));
+            }
+            if (inlineOutputs == null) {
+                stores.outputs().delete(outputsKey(executionId, removedRuns.get(seq).id()));
+            }
+        }
+        stores.cache().remove(executionId);
     }
 
     /**

@@ -194,9 +194,10 @@ class ExecutorTopologyTest {
         Execution stored = stored("e2");
         assertThat(replayed.execution()).contains(stored);
         assertThat(stored.state()).isEqualTo(State.FAILED);
-        KeyValueStore<String, OutputsRecord> outputs = driver.getKeyValueStore(Names.OUTPUTS_STORE);
+        KeyValueStore<String, StoredExecution> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
         String firstRun = stored.taskRuns().getFirst().id();
-        assertThat(Json.readMap(outputs.get("e2/" + firstRun).getJson())).isEqualTo(replayed.outputs(firstRun));
+        assertThat(Json.readMap(executions.get("e2").getOutputs().get(firstRun))).as("a small execution's outputs inline")
+                .isEqualTo(replayed.outputs(firstRun));
     }
 
     @Test
@@ -220,7 +221,7 @@ class ExecutorTopologyTest {
 
         // when
         List<WorkerTaskRecord> dispatched = tasks.readValuesToList();
-        dispatched.forEach(task -> answer(task, State.SUCCESS, Map.of()));
+        dispatched.forEach(task -> answer(task, State.SUCCESS, Map.of("value", "x")));
 
         // then: each run is a record of its own in the store and on the topic, sent before the execution's snapshot
         assertThat(dispatched).hasSize(20);
@@ -230,6 +231,11 @@ class ExecutorTopologyTest {
         KeyValueStore<String, StoredExecution> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
         assertThat(executions.get("big").getExecution().getTaskRuns()).isEmpty();
         assertThat(executions.get("big").getTaskRunCount()).isEqualTo(21);
+        assertThat(executions.get("big").getOutputs()).as("a big execution's outputs apart").isNull();
+        KeyValueStore<String, OutputsRecord> outputs = driver.getKeyValueStore(Names.OUTPUTS_STORE);
+        try (var apart = outputs.prefixScan("big/", Serdes.String().serializer())) {
+            assertThat(apart.hasNext()).isTrue();
+        }
         List<KeyValue<String, byte[]>> sent = snapshots.readKeyValuesToList();
         KeyValue<String, byte[]> last = sent.getLast();
         assertThat(last.key).isEqualTo("big");
@@ -245,6 +251,9 @@ class ExecutorTopologyTest {
         // then: a tombstone for the execution and for each of its runs
         assertThat(snapshots.readKeyValuesToList()).allSatisfy(kv -> assertThat(kv.value).isNull()).hasSize(22);
         assertThat(executions.get("big")).isNull();
+        try (var left = outputs.prefixScan("big/", Serdes.String().serializer())) {
+            assertThat(left.hasNext()).isFalse();
+        }
     }
 
     @Test
@@ -256,7 +265,7 @@ class ExecutorTopologyTest {
         create("e10", Map.of("name", "Fay"));
         KeyValueStore<String, StoredExecution> executions = driver.getKeyValueStore(Names.EXECUTIONS_STORE);
         KeyValueStore<String, OutputsRecord> outputs = driver.getKeyValueStore(Names.OUTPUTS_STORE);
-        assertThat(outputs.get(StoreBackedState.outputsKey("e9", stored("e9").taskRuns().getFirst().id()))).isNotNull();
+        assertThat(executions.get("e9").getOutputs()).as("its outputs inline").hasSize(2);
         KeyValueStore<String, StoredTaskRun> runs = driver.getKeyValueStore(Names.TASK_RUNS_STORE);
         executionSnapshots();
         events.readValuesToList();

@@ -23,7 +23,9 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -102,6 +104,109 @@ class StoreBackedStateTest {
         // then: run 3 is as it was before the lost decision, whose write of it is older than the record now
         assertThat(read.taskRuns().get(3)).isEqualTo(stored3);
         assertThat(read.taskRuns().get(4).state()).isEqualTo(State.SUCCESS);
+    }
+
+    @Test
+    void shouldKeepASmallExecutionsOutputsInItsOwnRecord() {
+        // given: a new execution of two runs, then a decision that puts the first run's outputs
+        var stores = stores("a");
+        write(stores, state -> state.putExecution(execution(2)));
+        int created = journal.size();
+
+        // when
+        write(stores, state -> {
+            Execution e = state.execution().orElseThrow();
+            end(e, 0);
+            state.putExecution(e);
+            state.putOutputs("r0", Map.of("value", "x"));
+        });
+
+        // then: one write, the execution's record, which holds the outputs; a fresh read finds them there
+        assertThat(journal.subList(created, journal.size())).extracting(Write::store)
+                .containsExactly(Names.EXECUTIONS_STORE);
+        assertThat(stores.executions().get("e").getOutputs()).isEqualTo(Map.of("r0", "{\"value\":\"x\"}"));
+        assertThat(new StoreBackedState("e", stores).outputs("r0")).isEqualTo(Map.of("value", "x"));
+        assertThat(new StoreBackedState("e", stores).outputs("r1")).isEmpty();
+    }
+
+    /** What makes an inline execution's outputs leave its record. */
+    enum Outgrown { OUTPUTS, RUNS }
+
+    @ParameterizedTest(name = "it outgrows the inline form by its {0}")
+    @EnumSource(Outgrown.class)
+    void shouldReadOutputsAsOneDecisionOrTheNextWhereverACrashCutsTheirMoveToTheOutputsStore(Outgrown outgrown) {
+        // given: an execution of 16 runs with the first run's outputs inline, then a decision that puts the second
+        // run's outputs and, with them, outgrows the inline form: its outputs go to the outputs store
+        var stores = stores("a");
+        write(stores, state -> {
+            state.putExecution(execution(16));
+            state.putOutputs("r0", Map.of("value", "x"));
+        });
+        int committed = journal.size();
+        String big = "y".repeat(StoreBackedState.INLINE_OUTPUTS_CHARS);
+        write(stores, state -> {
+            Execution e = state.execution().orElseThrow();
+            end(e, 1);
+            if (outgrown == Outgrown.RUNS) {
+                e.runs().add(TaskRun.created("r16", "t", null, null, null, AT));
+            }
+            state.putExecution(e);
+            state.putOutputs("r1", Map.of("value", outgrown == Outgrown.OUTPUTS ? big : "y"));
+        });
+        List<Write> decision = List.copyOf(journal.subList(committed, journal.size()));
+        assertThat(stores.executions().get("e").getOutputs()).as("none left inline").isNull();
+        assertThat(decision).extracting(Write::key).contains("e/r0", "e/r1");
+        Map<String, Object> after = Map.of("value", outgrown == Outgrown.OUTPUTS ? big : "y");
+
+        for (int kept = 0; kept <= decision.size(); kept++) {
+            // when: a crash keeps the first writes of the decision only, and a fresh executor reads the execution
+            var restored = stores("cut" + kept);
+            replay(restored, journal.subList(0, committed));
+            replay(restored, decision.subList(0, kept));
+            var read = new StoreBackedState("e", restored);
+            boolean whole = kept == decision.size();
+
+            // then: the first run's outputs in either place, the second's only with the decision that put them
+            assertThat(read.execution().orElseThrow().taskRuns().get(1).state()).as("after %d writes", kept)
+                    .isEqualTo(whole ? State.SUCCESS : State.CREATED);
+            assertThat(read.outputs("r0")).isEqualTo(Map.of("value", "x"));
+            assertThat(read.outputs("r1")).as("after %d writes", kept).isEqualTo(whole ? after : Map.of());
+        }
+
+        // and then: a later decision keeps them in the outputs store, and a purge deletes them there
+        write(stores, state -> state.putOutputs("r2", Map.of("value", "z")));
+        assertThat(stores.outputs().get(StoreBackedState.outputsKey("e", "r2"))).isNotNull();
+        write(stores, StoreBackedState::removeExecution);
+        assertThat(List.of("r0", "r1", "r2")).allSatisfy(run ->
+                assertThat(stores.outputs().get(StoreBackedState.outputsKey("e", run))).isNull());
+    }
+
+    @Test
+    void shouldReadAndPurgeTheOutputsOfAnExecutionStoredBeforeTheyWereInline() {
+        // given: an execution whose record keeps no outputs and whose outputs are in the outputs store
+        var stores = stores("a");
+        write(stores, state -> state.putExecution(execution(2)));
+        StoredExecution stored = stores.executions().get("e");
+        assertThat(stored.getOutputs()).isNotNull();
+        stored.setOutputs(null);
+        stores.executions().put("e", stored);
+        stores.outputs().put(StoreBackedState.outputsKey("e", "r0"), new OutputsRecord("{\"value\":\"x\"}"));
+
+        // when: a decision puts the next run's outputs
+        write(stores, state -> state.putOutputs("r1", Map.of("value", "y")));
+
+        // then: both are read from the outputs store, and the record still keeps none
+        assertThat(new StoreBackedState("e", stores).outputs("r0")).isEqualTo(Map.of("value", "x"));
+        assertThat(stores.outputs().get(StoreBackedState.outputsKey("e", "r1")).getJson()).isEqualTo("{\"value\":\"y\"}");
+        assertThat(stores.executions().get("e").getOutputs()).isNull();
+
+        // when: it is purged
+        write(stores, StoreBackedState::removeExecution);
+
+        // then
+        assertThat(stores.outputs().get(StoreBackedState.outputsKey("e", "r0"))).isNull();
+        assertThat(stores.outputs().get(StoreBackedState.outputsKey("e", "r1"))).isNull();
+        assertThat(stores.executions().get("e")).isNull();
     }
 
     /** A new execution whose runs were all added in the decision that created it. */
