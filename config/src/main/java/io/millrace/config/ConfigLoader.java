@@ -80,7 +80,7 @@ public final class ConfigLoader {
             Map.entry("max-flowable-concurrency", "1000"),
             Map.entry("max-subflow-depth", "20"),
             Map.entry("max-queued-executions", "1000"),
-            Map.entry("max-running-executions", "200"),
+            Map.entry("max-running-executions", "1000"),
             Map.entry(ExecutorLimits.EXPRESSION_MAX_TIME, "PT0.02S"),
             Map.entry(RenderLimits.MAX_STEPS, String.valueOf(RenderLimits.DEFAULTS.maxSteps())),
             Map.entry(RenderLimits.MAX_TIME, RenderLimits.DEFAULTS.maxTime().toString()),

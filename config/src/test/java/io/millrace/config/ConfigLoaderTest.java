@@ -281,7 +281,7 @@ class ConfigLoaderTest {
                 .executorLimits().maxRunningExecutions();
 
         // then
-        assertThat(byDefault).isEqualTo(200);
+        assertThat(byDefault).isEqualTo(1000);
         assertThat(off).isZero();
         assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of("max-running-executions", "-1"), null))
                 .hasMessageContaining("Expected max-running-executions to be a whole number of 0 or more, but got '-1'");
