@@ -37,7 +37,7 @@ class PublisherTest {
     }
 
     @Test
-    void shouldLingerAsTheEngineProducersOfItsGuaranteeDo() {
+    void shouldSendAsTheEngineProducersOfItsGuaranteeDo() {
         // given
         MillraceConfig atLeastOnce = ConfigLoader.load(Map.of(), Map.of("processing-guarantee", "at_least_once"), null);
 
@@ -46,8 +46,8 @@ class PublisherTest {
         Map<String, Object> atLeastOnceDefault = Publisher.properties(atLeastOnce);
 
         // then
-        assertThat(exactlyOnce).containsEntry("linger.ms", 1);
-        assertThat(atLeastOnceDefault).containsEntry("linger.ms", 0);
+        assertThat(exactlyOnce).containsEntry("linger.ms", 0).containsEntry("max.in.flight.requests.per.connection", 1);
+        assertThat(atLeastOnceDefault).containsEntry("linger.ms", 0).doesNotContainKey("max.in.flight.requests.per.connection");
     }
 
     @Test

@@ -101,24 +101,25 @@ public record MillraceConfig(
     }
 
     /**
-     * The produce requests the executor's and the workers' producers keep in flight unless {@code kafka.*} says
-     * otherwise: one under exactly-once, else Kafka's default. The broker's cost is per produce request: with one in
-     * flight, records wait for the previous request's answer instead of going out in a request of their own, so
-     * batches grow with the load. W1 under exactly-once kept up with 1,000/s (p99 437 and 884 ms) where five in flight
-     * fell behind or had a p99 over 1.5 s; under at-least-once one fell behind sooner (docs/TUNING.md).
+     * The produce requests the executor's, the workers' and the gateway's producers keep in flight unless
+     * {@code kafka.*} says otherwise: one under exactly-once, else Kafka's default. The broker's cost is per produce
+     * request: with one in flight, records wait for the previous request's answer instead of going out in a request of
+     * their own, so batches grow with the load while at low load a record goes at once (the linger is none). W1 under
+     * exactly-once kept up with 1,000/s (p99 437 and 884 ms) where five in flight fell behind or had a p99 over 1.5 s;
+     * under at-least-once one fell behind sooner (docs/TUNING.md).
      */
     public OptionalInt producerRequestsInFlight() {
         return exactlyOnce() ? OptionalInt.of(1) : OptionalInt.empty();
     }
 
     /**
-     * How long the engine's producers (executor, workers, gateway) let a record wait for company unless {@code kafka.*}
-     * says otherwise: none under at-least-once, 1 ms under exactly-once. A W1 execution crosses six producers, and at
-     * low rates little comes to share a request: under at-least-once no linger put the p50 at 100/s at 4.0–5.5 ms where
-     * 1 ms gave 10.6–12.9 ms, and kept up with 1,000/s, for about 3 more produce requests per execution. Under
-     * exactly-once a step's records wait for its commit anyway, and the two were not told apart (docs/TUNING.md).
+     * How long the engine's producers (executor, workers, gateway, triggers) let a record wait for company unless
+     * {@code kafka.*} says otherwise: none, under either guarantee (Kafka's own default is 5 ms). A W1 execution crosses
+     * five lingering producers, and at low rates nothing comes to share a request, so each linger is latency: under
+     * exactly-once 1 ms put the p50 at 100/s at 12.1–12.3 ms where none gave 6.3–6.9 ms; at 400–800/s the two were
+     * alike, and only at 1,600/s, the two cores full, did the extra requests cost (docs/TUNING.md, "Producer linger").
      */
     public int producerLingerMs() {
-        return exactlyOnce() ? 1 : 0;
+        return 0;
     }
 }

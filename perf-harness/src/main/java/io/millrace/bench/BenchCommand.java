@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -443,7 +444,7 @@ public final class BenchCommand implements Callable<Integer> {
              Starter starter = workload.triggered() ? new TriggerStarter(servers, eventTopic, "company.team", flowId, tracker)
                      : via == Via.rest ? new RestStarter(engineApi, apiToken, workload, flowId, tracker)
                      : new KafkaStarter(servers, topics, workload, flowId, runId, tracker,
-                             producerLingerMs(engineConfig))) {
+                             starterProducer(engineConfig))) {
             var engine = new Sweep.Engine() {
                 public Starter starter() {
                     return starter;
@@ -512,11 +513,19 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** The linger of the engine's producers: a {@code kafka.*} setting's, else the engine's default for its guarantee. */
-    static int producerLingerMs(MillraceConfig config) {
-        Object told = KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER,
-                Set.of(ProducerConfig.LINGER_MS_CONFIG)).get(ProducerConfig.LINGER_MS_CONFIG);
-        return told == null ? config.producerLingerMs() : Integer.parseInt(told.toString());
+    /**
+     * The settings of the producer that sends the starts, as the gateway's for this engine: its linger and requests in
+     * flight, a {@code kafka.*} setting's, else the engine's default for its guarantee.
+     */
+    static Map<String, Object> starterProducer(MillraceConfig config) {
+        var props = new HashMap<String, Object>();
+        props.put(ProducerConfig.LINGER_MS_CONFIG, config.producerLingerMs());
+        config.producerRequestsInFlight().ifPresent(requests ->
+                props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, requests));
+        props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER,
+                Set.of(ProducerConfig.LINGER_MS_CONFIG, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)));
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        return props;
     }
 
     /**

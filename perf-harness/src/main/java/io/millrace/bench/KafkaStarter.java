@@ -5,6 +5,7 @@ import io.millrace.serdes.CommandMapper;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.CommandRecord;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -20,13 +21,12 @@ final class KafkaStarter implements Starter {
     private final String idPrefix;
     private final Tracker tracker;
 
-    /** @param lingerMs the engine's producer linger: starts wait as the gateway's do */
+    /** @param producer the gateway's producer settings for the engine: starts are sent as the gateway's are */
     KafkaStarter(String bootstrapServers, Topics topics, Workload workload, String flowId, String runId, Tracker tracker,
-            int lingerMs) {
-        this.producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ProducerConfig.LINGER_MS_CONFIG, lingerMs,
-                ProducerConfig.ACKS_CONFIG, "all"),
+            Map<String, Object> producer) {
+        var props = new HashMap<>(producer);
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        this.producer = new KafkaProducer<>(props,
                 new StringSerializer(), Topics.COMMAND_SERDE.serializer());
         this.topic = topics.commands().name();
         this.workload = workload;

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -70,7 +71,7 @@ class SettingTest {
     }
 
     @Test
-    void shouldStartExecutionsWithTheLingerOfTheEngineProducers() {
+    void shouldStartExecutionsAsTheGatewaySendsThem() {
         // given
         var command = new BenchCommand("unused");
         new CommandLine(command).parseArgs("--processing-guarantee", "exactly_once_v2,at_least_once",
@@ -79,17 +80,19 @@ class SettingTest {
         new CommandLine(defaults).parseArgs("--processing-guarantee", "exactly_once_v2,at_least_once");
 
         // when
-        List<Integer> told = lingers(command);
-        List<Integer> byGuarantee = lingers(defaults);
+        List<Map<String, Object>> told = starters(command);
+        List<Map<String, Object>> byGuarantee = starters(defaults);
 
         // then
-        assertThat(told).containsExactly(5, 5);
-        assertThat(byGuarantee).containsExactly(1, 0);
+        assertThat(told).extracting(p -> p.get(ProducerConfig.LINGER_MS_CONFIG)).containsExactly("5", "5");
+        assertThat(byGuarantee).extracting(p -> p.get(ProducerConfig.LINGER_MS_CONFIG)).containsExactly(0, 0);
+        assertThat(byGuarantee).extracting(p -> p.get(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION))
+                .containsExactly(1, null);
     }
 
-    private static List<Integer> lingers(BenchCommand command) {
+    private static List<Map<String, Object>> starters(BenchCommand command) {
         return command.settings().stream()
-                .map(s -> BenchCommand.producerLingerMs(ConfigLoader.load(Map.of(), s.engineSettings("p."), null))).toList();
+                .map(s -> BenchCommand.starterProducer(ConfigLoader.load(Map.of(), s.engineSettings("p."), null))).toList();
     }
 
     @Test
