@@ -68,9 +68,7 @@ final class Publisher implements AutoCloseable {
     static Map<String, Object> properties(MillraceConfig config) {
         var props = new HashMap<String, Object>();
         props.put(ProducerConfig.CLIENT_ID_CONFIG, config.topicPrefix() + "gateway-producer");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, config.producerLingerMs());
-        config.producerRequestsInFlight().ifPresent(requests ->
-                props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, requests));
+        props.putAll(KafkaPassThrough.engineProducerDefaults(config));
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 20_000);

@@ -518,10 +518,7 @@ public final class BenchCommand implements Callable<Integer> {
      * flight, a {@code kafka.*} setting's, else the engine's default for its guarantee.
      */
     static Map<String, Object> starterProducer(MillraceConfig config) {
-        var props = new HashMap<String, Object>();
-        props.put(ProducerConfig.LINGER_MS_CONFIG, config.producerLingerMs());
-        config.producerRequestsInFlight().ifPresent(requests ->
-                props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, requests));
+        var props = new HashMap<>(KafkaPassThrough.engineProducerDefaults(config));
         props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER,
                 Set.of(ProducerConfig.LINGER_MS_CONFIG, ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION)));
         props.put(ProducerConfig.ACKS_CONFIG, "all");

@@ -1,8 +1,10 @@
 package io.millrace.serdes;
 
+import io.millrace.config.MillraceConfig;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * The {@code kafka.*} settings one Kafka client gets, by Kafka Streams' rules, so one section serves every role:
@@ -15,6 +17,19 @@ public final class KafkaPassThrough {
     public static final String ADMIN = "admin.";
 
     private KafkaPassThrough() {
+    }
+
+    /**
+     * What the engine's own producers (executor, workers, gateway) start from, before the {@code kafka.*} settings: no
+     * linger ({@link MillraceConfig#producerLingerMs()}) and, under exactly-once, one request in flight
+     * ({@link MillraceConfig#producerRequestsInFlight()}). Plain producer keys, no prefix.
+     */
+    public static Map<String, Object> engineProducerDefaults(MillraceConfig config) {
+        var props = new HashMap<String, Object>();
+        props.put(ProducerConfig.LINGER_MS_CONFIG, config.producerLingerMs());
+        config.producerRequestsInFlight().ifPresent(requests ->
+                props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, requests));
+        return props;
     }
 
     /** Plain keys in {@code clientKeys}, then the {@code prefix}ed ones with the prefix stripped. */

@@ -7,6 +7,7 @@ import io.millrace.core.decide.Decider;
 import io.millrace.core.decide.DeciderSettings;
 import io.millrace.core.expression.Expressions;
 import io.millrace.serdes.AvroSerde;
+import io.millrace.serdes.KafkaPassThrough;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.CommandRecord;
@@ -24,7 +25,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.common.utils.Utils;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.AutoOffsetReset;
@@ -160,9 +160,8 @@ public final class ExecutorTopology {
         props.put(DeadLetters.MAX_RECORD_BYTES_CONFIG, config.executorLimits().maxRecordBytes());
         props.put(DeadLetters.TOPIC_PREFIX_CONFIG, config.topicPrefix());
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
-        props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), config.producerLingerMs());
-        config.producerRequestsInFlight().ifPresent(requests ->
-                props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), requests));
+        KafkaPassThrough.engineProducerDefaults(config)
+                .forEach((key, value) -> props.put(StreamsConfig.producerPrefix(key), value));
         props.putAll(config.kafka());
         return props;
     }

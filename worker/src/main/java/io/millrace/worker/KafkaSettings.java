@@ -59,9 +59,7 @@ final class KafkaSettings {
     static Map<String, Object> producer(MillraceConfig config, String workerId) {
         var props = new HashMap<String, Object>();
         props.put(CommonClientConfigs.CLIENT_ID_CONFIG, workerId + "-results");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, config.producerLingerMs());
-        config.producerRequestsInFlight().ifPresent(requests ->
-                props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, requests));
+        props.putAll(KafkaPassThrough.engineProducerDefaults(config));
         props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER, ProducerConfig.configNames()));
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         // No loss and no reordering on retries: a heartbeat must never land after its attempt's final result.
