@@ -21,7 +21,7 @@ class ChaosBenchTest {
     void shouldLoseAndDoubleNothingWhenTheExecutorAndTheWorkerAreKilled() throws Exception {
         // when
         int exit = Millrace.commandLine().execute("bench", "--chaos", "--faults", "executor,worker", "--rates", "20",
-                "--chaos-pause", "8s", "--drain", "60s", "--processing-guarantee", "exactly_once_v2",
+                "--chaos-pause", "8s", "--warmup", "5s", "--drain", "60s", "--processing-guarantee", "exactly_once_v2",
                 "--out", out.toString());
 
         // then
@@ -29,7 +29,7 @@ class ChaosBenchTest {
         assertThat(csv.getFirst()).isEqualTo("guarantee,fault,accepted,via_kafka,via_rest,via_trigger,ended_once,lost,"
                 + "doubled,resent,rest_unanswered,rest_refused,rest_failed");
         assertThat(csv.subList(1, csv.size())).extracting(line -> line.split(",")[1])
-                .containsExactly("\"none (steady)\"", "\"executor\"", "\"worker\"");
+                .containsExactly("\"warm-up\"", "\"none (steady)\"", "\"executor\"", "\"worker\"");
         assertThat(csv.subList(1, csv.size())).allSatisfy(line -> {
             String[] row = line.split(",");
             assertThat(Long.parseLong(row[2])).as("accepted in %s", row[1]).isPositive();
@@ -39,6 +39,17 @@ class ChaosBenchTest {
             assertThat(row[7]).as("lost in %s", row[1]).isEqualTo("0");
             assertThat(row[8]).as("doubled in %s", row[1]).isEqualTo("0");
         });
+        List<String> pauses = Files.readAllLines(out.resolve("pauses.csv"));
+        assertThat(pauses.subList(1, pauses.size())).extracting(line -> line.split(",")[1]).containsExactly(
+                "\"none (steady)\"", "\"executor: SIGKILL to executor-1\"", "\"executor: executor-1 started again\"",
+                "\"worker: SIGKILL to worker\"", "\"worker: worker started again\"");
+        // the only executor killed stops every ending for seconds, from about the kill on
+        String[] steady = pauses.get(1).split(",");
+        String[] kill = pauses.get(2).split(",");
+        assertThat(Double.parseDouble(kill[3])).as("longest with no ending after the executor's kill").isGreaterThan(1_000);
+        assertThat(Double.parseDouble(kill[4])).as("when it began, from the kill").isBetween(-1_000.0, 1_000.0);
+        assertThat(Long.parseLong(steady[5])).as("Kafka starts sent in the steady window").isPositive();
+        assertThat(steady[6]).as("of them ended").isEqualTo(steady[5]);
         assertThat(exit).isZero();
         assertThat(out.resolve("logs-exactly_once_v2").resolve("executor-1.log")).content().contains("---- started");
     }

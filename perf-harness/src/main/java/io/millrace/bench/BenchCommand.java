@@ -59,7 +59,8 @@ public final class BenchCommand implements Callable<Integer> {
     List<Double> rates;
 
     @Option(names = "--warmup", defaultValue = "10s", converter = DurationConverter.class,
-            description = "Least warm-up (at the first rate unless --warmup-rate); 0s for none (default ${DEFAULT-VALUE})")
+            description = "Least warm-up (at the first rate unless --warmup-rate; with --chaos, the load's first phase, "
+                    + "before the steady one); 0s for none (default ${DEFAULT-VALUE})")
     Duration warmup;
 
     @Option(names = "--warmup-rate", converter = RateConverter.class,
@@ -112,11 +113,13 @@ public final class BenchCommand implements Callable<Integer> {
             + "executor, a worker, the gateway, the triggers role) under a steady load (the first of --rates, default 100/s: "
             + "Kafka creates, REST starts with ?wait=true and a tenth of it as Kafka-trigger records); each process of "
             + "--faults in turn is killed with SIGKILL and started again. Per fault: starts accepted, ended exactly once, lost "
-            + "and doubled; exits 1 when any was lost or doubled. Once per --processing-guarantee")
+            + "and doubled; per event (a kill, a process started again) the longest stretch with no execution ending and the "
+            + "latency of the Kafka starts sent after it; exits 1 when any was lost or doubled. Once per --processing-guarantee")
     boolean chaos;
 
     @Option(names = "--faults", split = ",", description = "With --chaos: the faults, in order, among executor, worker, "
-            + "gateway, triggers, broker, executor-rebalance (a second executor joins, then the first is killed); default all")
+            + "gateway, triggers, broker, executor-rebalance (a second executor joins, then the first is killed), "
+            + "executor-scale (a second executor joins, then the first is stopped with SIGTERM); default all")
     List<String> faults = Fault.labels();
 
     @Option(names = "--chaos-pause", defaultValue = "10s", converter = DurationConverter.class,
@@ -317,7 +320,7 @@ public final class BenchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
-        var plan = ChaosBench.Plan.of(rates != null ? rates.getFirst() : 100, plannedFaults, chaosPause,
+        var plan = ChaosBench.Plan.of(rates != null ? rates.getFirst() : 100, plannedFaults, warmup, chaosPause,
                 drain != null ? drain : Duration.ofSeconds(90), topicPrefix, extra);
         List<String> runs = guarantees.isEmpty()
                 ? List.of(System.getenv().getOrDefault("MILLRACE_PROCESSING_GUARANTEE", "exactly_once_v2")) : guarantees;
@@ -332,7 +335,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         System.out.println();
         System.out.println(ChaosBench.markdown(all));
-        System.out.println("Wrote " + results.resolve("results.md") + " and results.csv");
+        System.out.println("Wrote " + results.resolve("results.md") + ", results.csv and pauses.csv");
         boolean clean = all.stream().allMatch(r -> r.lost() == 0 && r.doubled() == 0);
         if (!clean) {
             System.out.println("FAILED: starts were lost or doubled; the logs of each process are in " + results.toAbsolutePath());

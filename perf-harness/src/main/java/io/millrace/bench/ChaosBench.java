@@ -23,23 +23,27 @@ import java.util.function.Consumer;
  * was doubled. Lost and doubled must be 0.
  */
 final class ChaosBench {
+    /** Before the steady phase, when the plan has a warm-up. */
+    static final String WARMUP = "warm-up";
     /** Before the first fault: a phase with no fault, the baseline. */
     static final String STEADY = "none (steady)";
 
     /**
      * @param ratePerS the load, half Kafka creates and half REST starts, plus a tenth of it as trigger records
+     * @param warmup   load before the steady phase, so that the engine's JVMs have compiled what the load runs: its
+     *                 starts are counted (none may be lost or doubled) under a phase of their own
      * @param steady   load before the first fault
      * @param lead     load in a fault's phase before the kill (and, for a rebalance, between the join and the kill)
      * @param pause    load after the killed process is up again, before the next fault
      * @param drain    longest wait, once the load stopped, for the accepted executions to end
      */
-    record Plan(double ratePerS, List<Fault> faults, Duration steady, Duration lead, Duration pause, Duration drain,
-                String topicPrefix, Map<String, String> extra) {
+    record Plan(double ratePerS, List<Fault> faults, Duration warmup, Duration steady, Duration lead, Duration pause,
+                Duration drain, String topicPrefix, Map<String, String> extra) {
         /** A plan whose steady phase is half the pause and whose lead before each kill is a quarter of it (2 s at least). */
-        static Plan of(double ratePerS, List<Fault> faults, Duration pause, Duration drain, String topicPrefix,
-                       Map<String, String> extra) {
+        static Plan of(double ratePerS, List<Fault> faults, Duration warmup, Duration pause, Duration drain,
+                       String topicPrefix, Map<String, String> extra) {
             Duration lead = pause.dividedBy(4).compareTo(Duration.ofSeconds(2)) < 0 ? Duration.ofSeconds(2) : pause.dividedBy(4);
-            return new Plan(ratePerS, faults, lead.multipliedBy(2), lead, pause, drain, topicPrefix, extra);
+            return new Plan(ratePerS, faults, warmup, lead.multipliedBy(2), lead, pause, drain, topicPrefix, extra);
         }
 
         /**
@@ -52,9 +56,12 @@ final class ChaosBench {
         }
     }
 
-    /** One guarantee's tally, plus what ended without an acknowledged start, and some faulty ids to look into. */
-    record Result(String guarantee, List<ChaosLedger.Row> rows, long endedUnacknowledged, long doubledUnacknowledged,
-                  List<String> faulty) {
+    /**
+     * One guarantee's tally, what each event of the run cost, what ended without an acknowledged start, and some faulty
+     * ids to look into.
+     */
+    record Result(String guarantee, List<ChaosLedger.Row> rows, List<ChaosLedger.Pause> pauses, long endedUnacknowledged,
+                  long doubledUnacknowledged, List<String> faulty) {
         long lost() {
             return rows.stream().mapToLong(ChaosLedger.Row::lost).sum();
         }
@@ -93,8 +100,9 @@ final class ChaosBench {
             TriggerStarter.awaitAssigned(cluster.bootstrapServers(), config.partitions(), "chaos-" + suffix);
 
             var ledger = new ChaosLedger();
-            ledger.phase(STEADY);
+            ledger.phase(plan.warmup().isZero() ? STEADY : WARMUP);
             long began = System.nanoTime();
+            long stopped;
             try (var watcher = new ChaosWatcher(cluster.bootstrapServers(), topics, ledger)) {
                 var load = new ChaosLoad(cluster.bootstrapServers(), topics, cluster.api(), cluster.token(), eventTopic, ledger,
                         plan.restWait());
@@ -102,14 +110,28 @@ final class ChaosBench {
                     load.start(plan.ratePerS());
                     out.accept(String.format(Locale.ROOT, "Load: %s/s (Kafka creates and REST starts with ?wait=true) "
                             + "plus %s/s trigger records", Sweep.rate(plan.ratePerS()), Sweep.rate(Math.max(1, plan.ratePerS() / 10))));
+                    if (!plan.warmup().isZero()) {
+                        Thread.sleep(plan.warmup().toMillis());
+                        ledger.phase(STEADY);
+                    }
+                    ledger.mark(STEADY, System.nanoTime());
                     Thread.sleep(plan.steady().toMillis());
                     for (Fault fault : plan.faults()) {
                         ledger.phase(fault.label());
                         Thread.sleep(plan.lead().toMillis());
-                        inject(fault, cluster, plan.lead(), began, out);
+                        inject(fault, cluster, plan.lead(), ledger, began, out);
                         Thread.sleep(plan.pause().toMillis());
+                        if (fault.addsExecutor()) {
+                            // back to one executor, as the next fault expects: one more rebalance, with its own window
+                            ledger.mark(fault.label() + ": SIGTERM to " + ChaosCluster.SECOND_EXECUTOR, System.nanoTime());
+                            cluster.stop(ChaosCluster.SECOND_EXECUTOR, true);
+                            out.accept(String.format(Locale.ROOT, "+%.0f s %s: the second executor stopped (SIGTERM)",
+                                    seconds(began), fault.label()));
+                            Thread.sleep(plan.lead().toMillis());
+                        }
                     }
                 } finally {
+                    stopped = System.nanoTime();
                     load.close();
                 }
                 out.accept(String.format(Locale.ROOT, "Load stopped at +%.0f s: %d starts accepted, %d still open; draining",
@@ -121,29 +143,35 @@ final class ChaosBench {
                 Thread.sleep(3_000); // a late second completion still counts
             }
             boolean exactlyOnce = config.exactlyOnce();
-            return new Result(guarantee, ledger.rows(guarantee, exactlyOnce), ledger.endedUnacknowledged(),
-                    ledger.doubledUnacknowledged(exactlyOnce), ledger.faulty(exactlyOnce, 20));
+            return new Result(guarantee, ledger.rows(guarantee, exactlyOnce), ledger.pauses(guarantee, stopped),
+                    ledger.endedUnacknowledged(), ledger.doubledUnacknowledged(exactlyOnce), ledger.faulty(exactlyOnce, 20));
         }
     }
 
-    private static void inject(Fault fault, ChaosCluster cluster, Duration lead, long began, Consumer<String> out)
-            throws Exception {
+    private static void inject(Fault fault, ChaosCluster cluster, Duration lead, ChaosLedger ledger, long began,
+            Consumer<String> out) throws Exception {
         String victim = switch (fault) {
-            case EXECUTOR, REBALANCE -> ChaosCluster.EXECUTOR;
+            case EXECUTOR, REBALANCE, SCALE -> ChaosCluster.EXECUTOR;
             case WORKER -> ChaosCluster.WORKER;
             case GATEWAY -> ChaosCluster.GATEWAY;
             case TRIGGERS -> ChaosCluster.TRIGGERS;
             case BROKER -> ChaosCluster.BROKER;
         };
-        if (fault == Fault.REBALANCE) {
+        if (fault.addsExecutor()) {
+            ledger.mark(fault.label() + ": " + ChaosCluster.SECOND_EXECUTOR + " started", System.nanoTime());
             cluster.addExecutor();
             out.accept(String.format(Locale.ROOT, "+%.0f s %s: a second executor joined", seconds(began), fault.label()));
             Thread.sleep(lead.toMillis());
         }
-        long killedAt = System.nanoTime();
-        long pid = cluster.kill(victim);
-        out.accept(String.format(Locale.ROOT, "+%.0f s %s: SIGKILL to %s (pid %d), up again after %.1f s", seconds(began),
-                fault.label(), victim, pid, (System.nanoTime() - killedAt) / 1e9));
+        boolean graceful = fault == Fault.SCALE;
+        String signal = graceful ? "SIGTERM" : "SIGKILL";
+        long stoppedAt = System.nanoTime();
+        ledger.mark(fault.label() + ": " + signal + " to " + victim, stoppedAt);
+        long pid = cluster.stop(victim, graceful);
+        ledger.mark(fault.label() + ": " + victim + " started again", System.nanoTime());
+        cluster.restart(victim);
+        out.accept(String.format(Locale.ROOT, "+%.0f s %s: %s to %s (pid %d), up again after %.1f s", seconds(began),
+                fault.label(), signal, victim, pid, (System.nanoTime() - stoppedAt) / 1e9));
     }
 
     private static void deploy(ChaosCluster cluster, String source) throws Exception {
@@ -156,11 +184,12 @@ final class ChaosBench {
         return (System.nanoTime() - sinceNanos) / 1e9;
     }
 
-    /** Writes {@code results.md} and {@code results.csv} into {@code dir}. */
+    /** Writes {@code results.md}, {@code results.csv} and {@code pauses.csv} into {@code dir}. */
     static void write(Path dir, List<Result> results) throws java.io.IOException {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("results.md"), markdown(results), UTF_8);
         Files.writeString(dir.resolve("results.csv"), csv(results), UTF_8);
+        Files.writeString(dir.resolve("pauses.csv"), pausesCsv(results), UTF_8);
     }
 
     static String markdown(List<Result> results) {
@@ -178,6 +207,7 @@ final class ChaosBench {
                 + "again after a crash is counted as re-sent, as that guarantee allows). Starts count under the fault phase "
                 + "they were sent in. REST starts not accepted: unanswered (no answer: connection refused or closed, timed out), refused "
                 + "(429/503 with Retry-After: shed by the gateway), failed (any other answer).\n\n");
+        md.append(pausesMarkdown(results)).append('\n');
         for (Result result : results) {
             md.append(String.format(Locale.ROOT, "%s: %d execution(s) ended whose start was never acknowledged (a REST "
                     + "start whose answer never came), %d of them doubled.%n", result.guarantee(),
@@ -185,6 +215,36 @@ final class ChaosBench {
             result.faulty().forEach(line -> md.append("- ").append(line).append('\n'));
         }
         return md.toString();
+    }
+
+    /** What each event cost: the longest stretch with no execution ending, and the Kafka starts sent after it. */
+    static String pausesMarkdown(List<Result> results) {
+        var md = new StringBuilder("| guarantee | event | at s | longest with no ending ms (began, ms from the event) "
+                + "| Kafka starts sent until the next event | ended | p50 / p99 / max ms |\n|---|---|--:|--:|--:|--:|--:|\n");
+        for (Result result : results) {
+            for (ChaosLedger.Pause p : result.pauses()) {
+                md.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %.0f (%+.0f) | %d | %d | %.1f / %.1f / %.1f |%n",
+                        p.guarantee(), p.what(), p.atSeconds(), p.longestGapMs(), p.gapAfterMs(), p.kafkaStarts(),
+                        p.ended(), p.p50Ms(), p.p99Ms(), p.maxMs()));
+            }
+        }
+        md.append("\nEach event's window runs to the next event (the last one's to the end of the load). Longest with no "
+                + "ending: the longest stretch between two executions' endings (read from events, committed records "
+                + "only) that overlaps the window; a stretch that outlasts the next event counts under both. Latency: "
+                + "from sending a Kafka create to reading its ending.\n");
+        return md.toString();
+    }
+
+    static String pausesCsv(List<Result> results) {
+        var csv = new StringBuilder("guarantee,event,at_s,longest_gap_ms,gap_after_ms,kafka_starts,ended,p50_ms,p99_ms,max_ms\n");
+        for (Result result : results) {
+            for (ChaosLedger.Pause p : result.pauses()) {
+                csv.append(String.format(Locale.ROOT, "%s,\"%s\",%.3f,%.1f,%.1f,%d,%d,%.1f,%.1f,%.1f%n", p.guarantee(),
+                        p.what(), p.atSeconds(), p.longestGapMs(), p.gapAfterMs(), p.kafkaStarts(), p.ended(), p.p50Ms(),
+                        p.p99Ms(), p.maxMs()));
+            }
+        }
+        return csv.toString();
     }
 
     static String csv(List<Result> results) {

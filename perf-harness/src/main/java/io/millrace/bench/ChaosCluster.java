@@ -18,9 +18,9 @@ import java.util.stream.Stream;
 /**
  * The engine as separate processes, as a cluster runs it: a Kafka broker (the embedded KRaft broker in a JVM of its
  * own, on a fixed data dir and port so it can be started again on the same data), an executor, a worker, the gateway
- * (on a fixed port) and the triggers role, each a JVM started from the harness's classpath. {@link #kill} sends
- * SIGKILL to one of them by its process id and starts it again. Only processes started here are ever signalled; a
- * shutdown hook stops them all (and deletes their data) if the harness itself is stopped.
+ * (on a fixed port) and the triggers role, each a JVM started from the harness's classpath. {@link #stop} sends
+ * SIGKILL (or SIGTERM) to one of them by its process id, {@link #restart} starts it again. Only processes started
+ * here are ever signalled; a shutdown hook stops them all (and deletes their data) if the harness itself is stopped.
  */
 final class ChaosCluster implements AutoCloseable {
     static final String BROKER = "broker";
@@ -97,24 +97,39 @@ final class ChaosCluster implements AutoCloseable {
         return settings;
     }
 
-    /** Starts a second executor (for a rebalance) and waits until it is up. */
+    /**
+     * Starts a second executor (for a rebalance) and waits until it is up; after {@link #stop} of it, starts it again
+     * on the same data.
+     */
     void addExecutor() throws IOException, InterruptedException, TimeoutException {
         launch(SECOND_EXECUTOR);
     }
 
-    /** SIGKILL to the process of {@code name}, by its id; waits until it is gone, then starts it again. */
-    synchronized long kill(String name) throws IOException, InterruptedException, TimeoutException {
+    /**
+     * SIGKILL (or SIGTERM when {@code graceful}: the process closes as on a scale-down) to the process of
+     * {@code name}, by its id; waits until it is gone. {@link #restart} starts it again.
+     */
+    synchronized long stop(String name, boolean graceful) throws IOException, InterruptedException {
         Process process = processes.get(name);
         long pid = process.pid();
-        Process kill = new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start();
-        if (kill.waitFor() != 0) {
-            process.destroyForcibly(); // SIGKILL as well, through the JDK
+        Process signal = new ProcessBuilder("kill", graceful ? "-15" : "-9", Long.toString(pid)).inheritIO().start();
+        if (signal.waitFor() != 0) {
+            // the same signal through the JDK
+            if (graceful) {
+                process.destroy();
+            } else {
+                process.destroyForcibly();
+            }
         }
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException(name + " (pid " + pid + ") did not exit after SIGKILL");
+        if (!process.waitFor(graceful ? 60 : 30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(name + " (pid " + pid + ") did not exit after " + (graceful ? "SIGTERM" : "SIGKILL"));
         }
-        launch(name);
         return pid;
+    }
+
+    /** Starts the process of {@code name} again, after {@link #stop}, and waits until it is up. */
+    void restart(String name) throws IOException, InterruptedException, TimeoutException {
+        launch(name);
     }
 
     private void launch(String name) throws IOException, InterruptedException, TimeoutException {

@@ -92,16 +92,18 @@ final class ChaosLoad implements AutoCloseable {
     private void viaKafka() {
         String id = runId + n.incrementAndGet();
         String phase = ledger.phase();
+        long sent = System.nanoTime();
         var create = new CreateExecution(id, Workload.NAMESPACE, Workload.W1.flowId(), null, Map.of(), Map.of(), Instant.now());
         commands.send(new ProducerRecord<>(commandsTopic, id, CommandMapper.toRecord(create)), (metadata, error) -> {
             if (error == null) {
-                ledger.accepted(id, phase, ChaosLedger.Via.KAFKA);
+                ledger.accepted(id, phase, ChaosLedger.Via.KAFKA, sent);
             }
         });
     }
 
     private void viaRest() {
         String phase = ledger.phase();
+        long sent = System.nanoTime();
         var request = RestStarter.authorized(HttpRequest.newBuilder(restStart), token)
                 .timeout(restWait.plusSeconds(30)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{}")).build();
@@ -118,7 +120,7 @@ final class ChaosLoad implements AutoCloseable {
                 } else if (response.statusCode() == 200 || response.statusCode() == 202) {
                     Object id = Json.readMap(response.body()).get("id");
                     if (id != null) {
-                        ledger.accepted(id.toString(), phase, ChaosLedger.Via.REST);
+                        ledger.accepted(id.toString(), phase, ChaosLedger.Via.REST, sent);
                     } else {
                         ledger.failed(phase);
                     }
@@ -139,13 +141,14 @@ final class ChaosLoad implements AutoCloseable {
 
     private void viaTrigger() {
         String phase = ledger.phase();
+        long sent = System.nanoTime();
         var record = new ProducerRecord<String, String>(eventTopic, null, System.currentTimeMillis(), null,
                 Json.write(Workload.order(n.incrementAndGet())));
         orders.send(record, (metadata, error) -> {
             if (error == null) {
                 ledger.accepted(TriggerIds.ofRecord("company.team", Workload.W7.flowId(), TriggerStarter.TRIGGER_ID,
                         eventTopic, metadata.partition(), metadata.offset(), metadata.timestamp()), phase,
-                        ChaosLedger.Via.TRIGGER);
+                        ChaosLedger.Via.TRIGGER, sent);
             }
         });
     }

@@ -49,7 +49,7 @@ final class ChaosWatcher implements AutoCloseable {
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     if (r.value() != null && deserializer.deserialize(r.topic(), r.value()).getPayload()
                             instanceof ExecutionCompletedEvent completed) {
-                        ledger.completed(r.key(), completed.getState().name());
+                        ledger.completed(r.key(), completed.getState().name(), System.nanoTime());
                     }
                 }
             }

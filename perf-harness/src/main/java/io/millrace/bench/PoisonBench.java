@@ -100,7 +100,7 @@ final class PoisonBench implements AutoCloseable {
     void started(String executionId) {
         String phase = ledger.phase();
         if (phase != null) {
-            ledger.accepted(executionId, phase, loadVia);
+            ledger.accepted(executionId, phase, loadVia, System.nanoTime());
         }
     }
 
@@ -182,7 +182,7 @@ final class PoisonBench implements AutoCloseable {
             boolean passed = seconds <= END_WITHIN.toSeconds() && (named || ran);
             String id = execution.path("id").asText("");
             if (!id.isEmpty()) {
-                ledger.accepted(id, POISONED, ChaosLedger.Via.REST);
+                ledger.accepted(id, POISONED, ChaosLedger.Via.REST, System.nanoTime());
                 if (TERMINAL.contains(state)) {
                     ended.add(new PoisonRestart.Ended(poison.flowId(), id, state));
                 }

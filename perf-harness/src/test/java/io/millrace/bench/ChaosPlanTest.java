@@ -12,8 +12,8 @@ class ChaosPlanTest {
     @Test
     void shouldEndEveryRestWaitBeforeTheNextFault() {
         // given: the default pause, and a pause longer than the gateway's wait-timeout
-        var brief = ChaosBench.Plan.of(100, List.of(), Duration.ofSeconds(10), Duration.ofSeconds(90), "p.", Map.of());
-        var lengthy = ChaosBench.Plan.of(100, List.of(), Duration.ofMinutes(2), Duration.ofSeconds(90), "p.", Map.of());
+        var brief = ChaosBench.Plan.of(100, List.of(), Duration.ZERO, Duration.ofSeconds(10), Duration.ofSeconds(90), "p.", Map.of());
+        var lengthy = ChaosBench.Plan.of(100, List.of(), Duration.ZERO, Duration.ofMinutes(2), Duration.ofSeconds(90), "p.", Map.of());
 
         // when / then: a wait never spans the pause after a fault, so no kill cuts one off
         assertThat(brief.restWait()).isEqualTo(Duration.ofSeconds(10));

@@ -37,9 +37,9 @@ class PoisonBenchTest {
         bench.started("clean");
         bench.windowStarting(1);
         bench.started("poisoned");
-        ledger.completed("clean", "SUCCESS");
-        ledger.completed("poisoned", "SUCCESS");
-        ledger.completed("poisoned", "SUCCESS");
+        ledger.completed("clean", "SUCCESS", 1);
+        ledger.completed("poisoned", "SUCCESS", 1);
+        ledger.completed("poisoned", "SUCCESS", 1);
 
         // then
         assertThat(bench.checks()).isEmpty();

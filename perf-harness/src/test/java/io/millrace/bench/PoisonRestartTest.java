@@ -43,7 +43,7 @@ class PoisonRestartTest {
     void shouldFailADoubledExecution() {
         // given: the poison execution ended again after the restart
         var ledger = ledger();
-        ledger.completed("poison-1", "FAILED");
+        ledger.completed("poison-1", "FAILED", 1);
 
         // when
         PoisonBench.Check check = PoisonRestart.exactlyOnce(ledger.rows("", true), ledger.faulty(true, 5));
@@ -58,7 +58,7 @@ class PoisonRestartTest {
     void shouldFailALostExecution() {
         // given: a start of the poisoned window that never ended
         var ledger = ledger();
-        ledger.accepted("w1-3", PoisonBench.POISONED, ChaosLedger.Via.KAFKA);
+        ledger.accepted("w1-3", PoisonBench.POISONED, ChaosLedger.Via.KAFKA, 0);
 
         // when
         PoisonBench.Check check = PoisonRestart.exactlyOnce(ledger.rows("", true), ledger.faulty(true, 5));
@@ -73,7 +73,7 @@ class PoisonRestartTest {
     void shouldAllowTheSameOutcomeSentAgainOnlyUnderAtLeastOnce() {
         // given
         var ledger = ledger();
-        ledger.completed("w1-1", "SUCCESS");
+        ledger.completed("w1-1", "SUCCESS", 1);
 
         // when / then
         assertThat(PoisonRestart.exactlyOnce(ledger.rows("", false), List.of()).passed()).isTrue();
@@ -106,13 +106,13 @@ class PoisonRestartTest {
     private static ChaosLedger ledger() {
         var ledger = new ChaosLedger();
         ledger.phase(PoisonBench.CLEAN);
-        ledger.accepted("w1-1", PoisonBench.CLEAN, ChaosLedger.Via.KAFKA);
+        ledger.accepted("w1-1", PoisonBench.CLEAN, ChaosLedger.Via.KAFKA, 0);
         ledger.phase(PoisonBench.POISONED);
-        ledger.accepted("w1-2", PoisonBench.POISONED, ChaosLedger.Via.KAFKA);
-        ledger.accepted("poison-1", PoisonBench.POISONED, ChaosLedger.Via.REST);
-        ledger.completed("w1-1", "SUCCESS");
-        ledger.completed("w1-2", "SUCCESS");
-        ledger.completed("poison-1", "FAILED");
+        ledger.accepted("w1-2", PoisonBench.POISONED, ChaosLedger.Via.KAFKA, 0);
+        ledger.accepted("poison-1", PoisonBench.POISONED, ChaosLedger.Via.REST, 0);
+        ledger.completed("w1-1", "SUCCESS", 1);
+        ledger.completed("w1-2", "SUCCESS", 1);
+        ledger.completed("poison-1", "FAILED", 1);
         return ledger;
     }
 }
