@@ -179,7 +179,8 @@ public final class BenchCommand implements Callable<Integer> {
     List<String> engineJars = List.of();
 
     @Option(names = "--vary", description = "Any other engine setting to compare, key=value1,value2 (repeatable), "
-            + "e.g. kafka.producer.linger.ms=0,1")
+            + "e.g. kafka.producer.linger.ms=0,1; java-options varies the engine JVMs' options (space-separated, after "
+            + "the defaults), e.g. java-options=-XX:MaxTenuringThreshold=15,-XX:MaxTenuringThreshold=2")
     Map<String, String> vary = new LinkedHashMap<>();
 
     @Option(names = "--both-orders", description = "Run every setting, then every setting again in reverse order (A, B, "
@@ -354,8 +355,8 @@ public final class BenchCommand implements Callable<Integer> {
                 continue;
             }
             System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
-            try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), results.resolve("logs-" + n),
-                    setting.engineSettings(topicPrefix), setting.executors())) {
+            try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), setting.javaOptions(),
+                    results.resolve("logs-" + n), setting.engineSettings(topicPrefix), setting.executors())) {
                 rows.addAll(IngestBench.run(engine.bootstrapServers(), line -> System.out.println("  " + line)));
             }
         }
@@ -383,8 +384,8 @@ public final class BenchCommand implements Callable<Integer> {
                 continue;
             }
             System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
-            try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), results.resolve("logs-" + n),
-                    setting.engineSettings(topicPrefix), setting.executors())) {
+            try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), setting.javaOptions(),
+                    results.resolve("logs-" + n), setting.engineSettings(topicPrefix), setting.executors())) {
                 phases.addAll(BacklogBench.run(engine.bootstrapServers(), engine.api(), apiToken, topics, engineConfig.partitions(),
                         backlog, line -> System.out.println("  " + line)));
             }
@@ -405,7 +406,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     private List<RateResult> runSelfStarted(Setting setting, Workload.SweepShape sweep, Path logs) throws Exception {
         System.out.println("Starting the engine: " + (setting.describe().isEmpty() ? "defaults" : setting.describe()));
-        try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), logs,
+        try (EngineProcess engine = EngineProcess.start(engineMainClass, setting.build(), setting.javaOptions(), logs,
                 setting.engineSettings(topicPrefix), setting.executors());
              EngineProbe probe = EngineProbe.attach(engine.pids())) {
             // the engine inherits this environment, so its default guarantee may come from there

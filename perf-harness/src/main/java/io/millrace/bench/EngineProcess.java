@@ -28,6 +28,11 @@ final class EngineProcess implements AutoCloseable {
     private static final Pattern UP = Pattern.compile("Millrace is up\\. API: (\\S+)\\s+\\(Kafka at ([^)]+)\\)");
     private static final Pattern METRICS = Pattern.compile("Millrace metrics at (\\S+),");
     private static final long START_TIMEOUT_SECONDS = 180;
+    /**
+     * The options every engine JVM starts with, as {@code bin/millrace} starts one ({@code EngineProcessTest} keeps the
+     * two alike); a setting's {@link Setting#JAVA_OPTIONS} come after them.
+     */
+    static final List<String> JVM_DEFAULTS = List.of("--enable-native-access=ALL-UNNAMED");
 
     /** The standalone engine first, then the extra executors; {@link #killAndRestart} replaces the first. */
     private final List<Process> processes;
@@ -64,6 +69,12 @@ final class EngineProcess implements AutoCloseable {
      */
     static EngineProcess start(String mainClass, EngineBuild build, Path logDir, Map<String, String> settings, int executors)
             throws IOException, InterruptedException, TimeoutException {
+        return start(mainClass, build, List.of(), logDir, settings, executors);
+    }
+
+    /** As {@link #start(String, EngineBuild, Path, Map, int)}, each JVM with {@code javaOptions} after the defaults. */
+    static EngineProcess start(String mainClass, EngineBuild build, List<String> javaOptions, Path logDir,
+            Map<String, String> settings, int executors) throws IOException, InterruptedException, TimeoutException {
         Files.createDirectories(logDir);
         Path workDir = Files.createTempDirectory("millrace-bench");
         var processes = new CopyOnWriteArrayList<Process>();
@@ -78,7 +89,7 @@ final class EngineProcess implements AutoCloseable {
                     "--kafka-port", Integer.toString(freePort()), "--set", "management-port=0"));
             addSettings(args, settings);
             Path standaloneLog = logDir.resolve("engine-standalone.log");
-            List<String> standaloneCommand = command(mainClass, build, args);
+            List<String> standaloneCommand = command(mainClass, build, javaOptions, args);
             Process standalone = launch(standaloneCommand, standaloneLog);
             processes.add(standalone);
             logs.add(standaloneLog);
@@ -92,7 +103,7 @@ final class EngineProcess implements AutoCloseable {
                         "--set", "management-port=0"));
                 addSettings(executorArgs, settings);
                 Path executorLog = logDir.resolve("engine-executor-" + i + ".log");
-                processes.add(launch(command(mainClass, build, executorArgs), executorLog));
+                processes.add(launch(command(mainClass, build, javaOptions, executorArgs), executorLog));
                 logs.add(executorLog);
             }
             return new EngineProcess(processes, logs, workDir, stopOnExit, stateDirs, standaloneCommand, logDir, api, bootstrap);
@@ -223,10 +234,19 @@ final class EngineProcess implements AutoCloseable {
         });
     }
 
-    /** The command line of one engine process: this JVM's {@code java}, the build's launch arguments, then {@code args}. */
+    /** The command line of one engine process with the default JVM options. */
     static List<String> command(String mainClass, EngineBuild build, List<String> args) {
-        var command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED"));
+        return command(mainClass, build, List.of(), args);
+    }
+
+    /**
+     * The command line of one engine process: this JVM's {@code java}, {@link #JVM_DEFAULTS}, {@code javaOptions}, the
+     * build's launch arguments, then {@code args}.
+     */
+    static List<String> command(String mainClass, EngineBuild build, List<String> javaOptions, List<String> args) {
+        var command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(JVM_DEFAULTS);
+        command.addAll(javaOptions);
         command.addAll(build.launchArguments(mainClass));
         command.addAll(args);
         return command;

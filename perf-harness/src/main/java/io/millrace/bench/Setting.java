@@ -12,6 +12,11 @@ import java.util.stream.Collectors;
  */
 record Setting(Map<String, String> varied, Map<String, String> fixed, int executors, EngineBuild build, int pass) {
     private static final String GUARANTEE = "processing-guarantee";
+    /**
+     * Not an engine setting: options of the engine's JVMs, space-separated, after {@link EngineProcess#JVM_DEFAULTS}
+     * (so they win), e.g. {@code --vary java-options=-XX:MaxTenuringThreshold=15,-XX:MaxTenuringThreshold=2}.
+     */
+    static final String JAVA_OPTIONS = "java-options";
 
     Setting {
         varied = Map.copyOf(new LinkedHashMap<>(varied));
@@ -70,8 +75,15 @@ record Setting(Map<String, String> varied, Map<String, String> fixed, int execut
     Map<String, String> engineSettings(String topicPrefix) {
         var all = new LinkedHashMap<String, String>(fixed);
         all.putAll(varied);
+        all.remove(JAVA_OPTIONS);
         all.put("topic-prefix", topicPrefix);
         return all;
+    }
+
+    /** The options of the engine's JVMs this setting adds ({@link #JAVA_OPTIONS}); none unless given. */
+    List<String> javaOptions() {
+        String options = varied.getOrDefault(JAVA_OPTIONS, fixed.getOrDefault(JAVA_OPTIONS, "")).strip();
+        return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
     }
 
     String guarantee(String otherwise) {

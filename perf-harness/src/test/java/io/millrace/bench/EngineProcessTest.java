@@ -42,6 +42,27 @@ class EngineProcessTest {
     }
 
     @Test
+    void shouldPutTheGivenJavaOptionsAfterTheDefaultsSoThatTheyWin() {
+        // when
+        List<String> command = EngineProcess.command("io.millrace.app.Millrace", EngineBuild.OWN,
+                List.of("-XX:MaxTenuringThreshold=2", "-Xmx1g"), List.of("standalone"));
+
+        // then
+        assertThat(command.subList(1, 4)).containsExactly("--enable-native-access=ALL-UNNAMED",
+                "-XX:MaxTenuringThreshold=2", "-Xmx1g");
+    }
+
+    @Test
+    void shouldStartEnginesWithTheJvmOptionsOfTheLauncher() throws Exception {
+        // given: the launcher every user and image starts the engine with
+        String launcher = Files.readString(Path.of("..", "bin", "millrace"));
+
+        // then: the bench's engines run as the launcher's do
+        assertThat(launcher).contains("exec \"$java_home/bin/java\" " + String.join(" ", EngineProcess.JVM_DEFAULTS)
+                + " ${MILLRACE_JAVA_OPTS:-}");
+    }
+
+    @Test
     void shouldRunAnEngineFromAJarUntilClosed(@TempDir Path dir) throws Exception {
         // given: a runnable jar whose engine says it is up the way the standalone engine does
         Path jar = fakeEngineJar(dir.resolve("fake-engine.jar"));

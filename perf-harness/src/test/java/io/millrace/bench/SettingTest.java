@@ -57,6 +57,24 @@ class SettingTest {
     }
 
     @Test
+    void shouldGiveJavaOptionsToTheEngineJvmsNotToTheEngine() {
+        // given
+        var command = new BenchCommand("unused");
+        new CommandLine(command).parseArgs("--vary", "java-options=-XX:MaxTenuringThreshold=15 -Xmx1g,-XX:MaxTenuringThreshold=2");
+
+        // when
+        List<Setting> settings = command.settings();
+
+        // then: told apart in the results, left out of the engine's settings
+        assertThat(settings).extracting(Setting::describe).containsExactly(
+                "java-options=-XX:MaxTenuringThreshold=15 -Xmx1g", "java-options=-XX:MaxTenuringThreshold=2");
+        assertThat(settings).extracting(Setting::javaOptions).containsExactly(
+                List.of("-XX:MaxTenuringThreshold=15", "-Xmx1g"), List.of("-XX:MaxTenuringThreshold=2"));
+        assertThat(settings.getFirst().engineSettings("p.")).doesNotContainKey(Setting.JAVA_OPTIONS);
+        assertThat(new BenchCommand("unused").settings().getFirst().javaOptions()).isEmpty();
+    }
+
+    @Test
     void shouldRunEverySettingAgainInReverseOrderWhenAskedForBothOrders() {
         // given
         var command = new BenchCommand("unused");
