@@ -87,6 +87,30 @@ class EmbeddedKafkaBrokerTest {
     }
 
     @Test
+    void shouldRunAsManyRequestThreadsAsTheCoresItSharesWithTheEngineCanUse() throws Exception {
+        // given
+        EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.shared();
+        var node = new ConfigResource(ConfigResource.Type.BROKER, "1");
+
+        // when
+        Config config;
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            config = admin.describeConfigs(List.of(node)).all().get().get(node);
+        }
+
+        // then: this machine's share, and Kafka's defaults from 16 cores
+        Map<String, String> here = EmbeddedKafkaBroker.requestThreads(Runtime.getRuntime().availableProcessors());
+        assertThat(config.get("num.network.threads").value()).isEqualTo(here.get("num.network.threads"));
+        assertThat(config.get("num.io.threads").value()).isEqualTo(here.get("num.io.threads"));
+        assertThat(EmbeddedKafkaBroker.requestThreads(2)).containsOnly(
+                Map.entry("num.network.threads", "1"), Map.entry("num.io.threads", "2"));
+        assertThat(EmbeddedKafkaBroker.requestThreads(8)).containsOnly(
+                Map.entry("num.network.threads", "2"), Map.entry("num.io.threads", "4"));
+        assertThat(EmbeddedKafkaBroker.requestThreads(16)).containsOnly(
+                Map.entry("num.network.threads", "3"), Map.entry("num.io.threads", "8"));
+    }
+
+    @Test
     void shouldCreateATopicOnFirstUseOnlyWhenAsked(@TempDir Path dataDir) throws Exception {
         // given: a broker that creates topics on first use (the standalone one), and the tests' shared one, which does not
         try (EmbeddedKafkaBroker standalone = EmbeddedKafkaBroker.start(dataDir, 0, true)) {
