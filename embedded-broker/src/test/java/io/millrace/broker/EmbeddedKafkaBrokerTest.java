@@ -72,15 +72,8 @@ class EmbeddedKafkaBrokerTest {
 
     @Test
     void shouldRetryATransactionsFirstRecordsEveryMillisecondWhileThePreviousCommitEnds() throws Exception {
-        // given
-        EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.shared();
-        var node = new ConfigResource(ConfigResource.Type.BROKER, "1");
-
         // when: the broker's own view of its settings (a misspelt key would not be there)
-        Config config;
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-            config = admin.describeConfigs(List.of(node)).all().get().get(node);
-        }
+        Config config = brokerConfig(EmbeddedKafkaBroker.shared());
 
         // then: not Kafka's 20 ms (see docs/TUNING.md, "Broker settings for exactly-once")
         assertThat(config.get("add.partitions.to.txn.retry.backoff.ms").value()).isEqualTo("1");
@@ -88,15 +81,8 @@ class EmbeddedKafkaBrokerTest {
 
     @Test
     void shouldRunAsManyRequestThreadsAsTheCoresItSharesWithTheEngineCanUse() throws Exception {
-        // given
-        EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.shared();
-        var node = new ConfigResource(ConfigResource.Type.BROKER, "1");
-
         // when
-        Config config;
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-            config = admin.describeConfigs(List.of(node)).all().get().get(node);
-        }
+        Config config = brokerConfig(EmbeddedKafkaBroker.shared());
 
         // then: this machine's share, and Kafka's defaults from 16 cores
         Map<String, String> here = EmbeddedKafkaBroker.requestThreads(Runtime.getRuntime().availableProcessors());
@@ -177,5 +163,13 @@ class EmbeddedKafkaBrokerTest {
             }
         }
         return seen;
+    }
+
+    /** The broker's own view of its settings, as an operator's admin client reads them. */
+    private static Config brokerConfig(EmbeddedKafkaBroker broker) throws Exception {
+        var node = new ConfigResource(ConfigResource.Type.BROKER, "1");
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+            return admin.describeConfigs(List.of(node)).all().get().get(node);
+        }
     }
 }
