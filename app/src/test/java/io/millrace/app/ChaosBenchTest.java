@@ -11,16 +11,18 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code millrace bench --chaos}, reduced: the engine as separate processes (broker, executor, worker, gateway,
  * triggers) under a light load through Kafka, REST and a Kafka trigger; the executor and then the worker are killed
- * with SIGKILL and started again. Every accepted start ends exactly once: none lost, none doubled.
+ * with SIGKILL and started again, then a second executor joins and the first is stopped with SIGTERM. Every accepted
+ * start ends exactly once: none lost, none doubled.
  */
 class ChaosBenchTest {
     @TempDir
     Path out;
 
     @Test
-    void shouldLoseAndDoubleNothingWhenTheExecutorAndTheWorkerAreKilled() throws Exception {
+    void shouldLoseAndDoubleNothingWhenTheExecutorAndTheWorkerAreKilledAndTheExecutorsScaled() throws Exception {
         // when
-        int exit = Millrace.commandLine().execute("bench", "--chaos", "--faults", "executor,worker", "--rates", "20",
+        int exit = Millrace.commandLine().execute("bench", "--chaos", "--faults", "executor,worker,executor-scale",
+                "--rates", "20",
                 "--chaos-pause", "8s", "--warmup", "5s", "--drain", "60s", "--processing-guarantee", "exactly_once_v2",
                 "--out", out.toString());
 
@@ -29,7 +31,7 @@ class ChaosBenchTest {
         assertThat(csv.getFirst()).isEqualTo("guarantee,fault,accepted,via_kafka,via_rest,via_trigger,ended_once,lost,"
                 + "doubled,resent,rest_unanswered,rest_refused,rest_failed");
         assertThat(csv.subList(1, csv.size())).extracting(line -> line.split(",")[1])
-                .containsExactly("\"warm-up\"", "\"none (steady)\"", "\"executor\"", "\"worker\"");
+                .containsExactly("\"warm-up\"", "\"none (steady)\"", "\"executor\"", "\"worker\"", "\"executor-scale\"");
         assertThat(csv.subList(1, csv.size())).allSatisfy(line -> {
             String[] row = line.split(",");
             assertThat(Long.parseLong(row[2])).as("accepted in %s", row[1]).isPositive();
@@ -42,7 +44,9 @@ class ChaosBenchTest {
         List<String> pauses = Files.readAllLines(out.resolve("pauses.csv"));
         assertThat(pauses.subList(1, pauses.size())).extracting(line -> line.split(",")[1]).containsExactly(
                 "\"none (steady)\"", "\"executor: SIGKILL to executor-1\"", "\"executor: executor-1 started again\"",
-                "\"worker: SIGKILL to worker\"", "\"worker: worker started again\"");
+                "\"worker: SIGKILL to worker\"", "\"worker: worker started again\"",
+                "\"executor-scale: executor-2 started\"", "\"executor-scale: SIGTERM to executor-1\"",
+                "\"executor-scale: executor-1 started again\"", "\"executor-scale: SIGTERM to executor-2\"");
         // the only executor killed stops every ending for seconds, from about the kill on
         String[] steady = pauses.get(1).split(",");
         String[] kill = pauses.get(2).split(",");
