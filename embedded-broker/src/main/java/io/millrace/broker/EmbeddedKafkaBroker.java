@@ -308,7 +308,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
                 // A transaction's first record on a partition waits, on the broker, until the previous transaction's
                 // markers are written, retrying every 20 ms by default: most of an exactly-once hop's latency when
                 // commits follow each other closely (see docs/TUNING.md, "Broker settings for exactly-once").
-                Map.entry("add.partitions.to.txn.retry.backoff.ms", "1"));
+                Map.entry("add.partitions.to.txn.retry.backoff.ms", "1"),
+                // A killed executor's open transaction holds back every read_committed reader of the partitions it
+                // wrote (workers, the read model, a restore) until the broker aborts it: at its transaction timeout
+                // (10 s under exactly-once), found by a scan every 10 s by default, so up to 20 s; every second here
+                // (docs/TUNING.md, "Broker settings for exactly-once").
+                Map.entry("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"));
     }
 
     /**

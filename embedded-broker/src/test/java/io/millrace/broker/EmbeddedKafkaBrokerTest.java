@@ -80,6 +80,15 @@ class EmbeddedKafkaBrokerTest {
     }
 
     @Test
+    void shouldLookForTimedOutTransactionsEverySecond() throws Exception {
+        // when
+        Config config = brokerConfig(EmbeddedKafkaBroker.shared());
+
+        // then: not Kafka's 10 s, which a killed executor's open transaction waits out on top of its own timeout
+        assertThat(config.get("transaction.abort.timed.out.transaction.cleanup.interval.ms").value()).isEqualTo("1000");
+    }
+
+    @Test
     void shouldRunAsManyRequestThreadsAsTheCoresItSharesWithTheEngineCanUse() throws Exception {
         // when
         Config config = brokerConfig(EmbeddedKafkaBroker.shared());
