@@ -141,6 +141,9 @@ public final class ExecutorTopology {
         return props;
     }
 
+    /** How often an executor that warms another's task asks for it (docs/scaling.md, "Rebalances under load"). */
+    static final long PROBING_REBALANCE_INTERVAL_MS = 60_000;
+
     /** Kafka Streams properties for the executor: latency-oriented defaults, then the pass-through ones. */
     public static Properties properties(MillraceConfig config) {
         var props = new Properties();
@@ -160,6 +163,9 @@ public final class ExecutorTopology {
         props.put(DeadLetters.MAX_RECORD_BYTES_CONFIG, config.executorLimits().maxRecordBytes());
         props.put(DeadLetters.TOPIC_PREFIX_CONFIG, config.topicPrefix());
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+        // A joining executor warms a copy of a task's state and takes the task at the next probing rebalance: Kafka's
+        // 10 minutes left a new executor idle, and its share on the old one, that long; Kafka's least is a minute
+        props.put(StreamsConfig.PROBING_REBALANCE_INTERVAL_MS_CONFIG, PROBING_REBALANCE_INTERVAL_MS);
         KafkaPassThrough.engineProducerDefaults(config)
                 .forEach((key, value) -> props.put(StreamsConfig.producerPrefix(key), value));
         props.putAll(config.kafka());

@@ -44,6 +44,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -132,6 +133,20 @@ class ExecutorTopologyTest {
         assertThat(byDefault).containsEntry("producer.max.in.flight.requests.per.connection", 1);
         assertThat(overridden).containsEntry("producer.max.in.flight.requests.per.connection", "5");
         assertThat(kafkasDefault).doesNotContainKey("producer.max.in.flight.requests.per.connection");
+    }
+
+    @Test
+    void shouldHandAWarmedTaskToAJoiningExecutorWithinAMinuteUnlessToldOtherwise() {
+        // given
+        MillraceConfig told = ConfigLoader.load(Map.of(), Map.of("kafka.probing.rebalance.interval.ms", "600000"), null);
+
+        // when: as Kafka Streams reads them (it refuses less than a minute)
+        var byDefault = new StreamsConfig(ExecutorTopology.properties(config));
+        var overridden = new StreamsConfig(ExecutorTopology.properties(told));
+
+        // then
+        assertThat(byDefault.getLong(StreamsConfig.PROBING_REBALANCE_INTERVAL_MS_CONFIG)).isEqualTo(60_000L);
+        assertThat(overridden.getLong(StreamsConfig.PROBING_REBALANCE_INTERVAL_MS_CONFIG)).isEqualTo(600_000L);
     }
 
     @Test
