@@ -27,6 +27,11 @@ final class ChaosBench {
     static final String WARMUP = "warm-up";
     /** Before the first fault: a phase with no fault, the baseline. */
     static final String STEADY = "none (steady)";
+    /**
+     * Longest wait for a joined executor to hold partitions: it warms a copy of a task's state, then takes the task at
+     * the next probing rebalance (a minute by default).
+     */
+    static final Duration SHARE_TIMEOUT = Duration.ofMinutes(3);
 
     /**
      * @param ratePerS the load, half Kafka creates and half REST starts, plus a tenth of it as trigger records
@@ -119,7 +124,7 @@ final class ChaosBench {
                     for (Fault fault : plan.faults()) {
                         ledger.phase(fault.label());
                         Thread.sleep(plan.lead().toMillis());
-                        inject(fault, cluster, plan.lead(), ledger, began, out);
+                        inject(fault, cluster, Topics.executorApplicationId(config), plan.lead(), ledger, began, out);
                         Thread.sleep(plan.pause().toMillis());
                         if (fault.addsExecutor()) {
                             // back to one executor, as the next fault expects: one more rebalance, with its own window
@@ -148,8 +153,8 @@ final class ChaosBench {
         }
     }
 
-    private static void inject(Fault fault, ChaosCluster cluster, Duration lead, ChaosLedger ledger, long began,
-            Consumer<String> out) throws Exception {
+    private static void inject(Fault fault, ChaosCluster cluster, String applicationId, Duration lead, ChaosLedger ledger,
+            long began, Consumer<String> out) throws Exception {
         String victim = switch (fault) {
             case EXECUTOR, REBALANCE, SCALE -> ChaosCluster.EXECUTOR;
             case WORKER -> ChaosCluster.WORKER;
@@ -158,9 +163,19 @@ final class ChaosBench {
             case BROKER -> ChaosCluster.BROKER;
         };
         if (fault.addsExecutor()) {
-            ledger.mark(fault.label() + ": " + ChaosCluster.SECOND_EXECUTOR + " started", System.nanoTime());
+            long joining = System.nanoTime();
+            ledger.mark(fault.label() + ": " + ChaosCluster.SECOND_EXECUTOR + " started", joining);
             cluster.addExecutor();
             out.accept(String.format(Locale.ROOT, "+%.0f s %s: a second executor joined", seconds(began), fault.label()));
+            // the fault is on a scaled-out engine: the joined executor holds partitions of its own before the first goes
+            if (cluster.awaitExecutorsSharing(applicationId, 2, SHARE_TIMEOUT)) {
+                ledger.mark(fault.label() + ": " + ChaosCluster.SECOND_EXECUTOR + " holds partitions", System.nanoTime());
+                out.accept(String.format(Locale.ROOT, "+%.0f s %s: the second executor holds partitions, %.1f s after "
+                        + "its start", seconds(began), fault.label(), seconds(joining)));
+            } else {
+                out.accept(String.format(Locale.ROOT, "+%.0f s %s: the second executor holds no partition %d s after its "
+                        + "start; going on", seconds(began), fault.label(), SHARE_TIMEOUT.toSeconds()));
+            }
             Thread.sleep(lead.toMillis());
         }
         boolean graceful = fault == Fault.SCALE;

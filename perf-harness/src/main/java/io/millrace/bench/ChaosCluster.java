@@ -6,14 +6,19 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 
 /**
  * The engine as separate processes, as a cluster runs it: a Kafka broker (the embedded KRaft broker in a JVM of its
@@ -125,6 +130,32 @@ final class ChaosCluster implements AutoCloseable {
             throw new IllegalStateException(name + " (pid " + pid + ") did not exit after " + (graceful ? "SIGTERM" : "SIGKILL"));
         }
         return pid;
+    }
+
+    /**
+     * Waits until the executor group's partitions are spread over at least {@code processes} executor processes (a
+     * joined executor took its share: Kafka Streams first warms a copy of a task's state on it, then moves the task at
+     * a probing rebalance); false when that did not happen within {@code timeout}.
+     */
+    boolean awaitExecutorsSharing(String applicationId, int processes, Duration timeout)
+            throws InterruptedException, ExecutionException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+            while (System.nanoTime() < deadline) {
+                ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(applicationId))
+                        .describedGroups().get(applicationId).get();
+                // a member's client id is the application id, the Kafka Streams process id, then the thread
+                long sharing = group.members().stream()
+                        .filter(member -> !member.assignment().topicPartitions().isEmpty())
+                        .map(member -> member.clientId().substring(0, member.clientId().indexOf("-StreamThread-")))
+                        .distinct().count();
+                if (sharing >= processes) {
+                    return true;
+                }
+                Thread.sleep(250);
+            }
+        }
+        return false;
     }
 
     /** Starts the process of {@code name} again, after {@link #stop}, and waits until it is up. */
