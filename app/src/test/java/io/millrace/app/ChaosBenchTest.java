@@ -13,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
  * triggers) under a light load through Kafka, REST and a Kafka trigger; the executor and then the worker are killed
  * with SIGKILL and started again, then a second executor joins, takes its share of the partitions (a warmed copy
  * first, then the task at a probing rebalance: within the suite's three minutes, where Kafka Streams' own probing
- * interval of ten would not hand it one), and the first is stopped with
- * SIGTERM. Every accepted start ends exactly once: none lost, none doubled.
+ * interval of ten would not hand it one), and the first is stopped with SIGTERM. Every accepted start ends exactly
+ * once: none lost, none doubled.
  */
 class ChaosBenchTest {
     @TempDir

@@ -118,8 +118,8 @@ public final class BenchCommand implements Callable<Integer> {
     boolean chaos;
 
     @Option(names = "--faults", split = ",", description = "With --chaos: the faults, in order, among executor, worker, "
-            + "gateway, triggers, broker, executor-rebalance (a second executor joins and holds partitions, then the first is killed), "
-            + "executor-scale (the same, the first stopped with SIGTERM); default all")
+            + "gateway, triggers, broker, executor-rebalance (a second executor joins and holds partitions, then the first "
+            + "is killed), executor-scale (the same, the first stopped with SIGTERM); default all")
     List<String> faults = Fault.labels();
 
     @Option(names = "--chaos-pause", defaultValue = "10s", converter = DurationConverter.class,

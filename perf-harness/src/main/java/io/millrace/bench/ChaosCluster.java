@@ -144,10 +144,10 @@ final class ChaosCluster implements AutoCloseable {
             while (System.nanoTime() < deadline) {
                 ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(applicationId))
                         .describedGroups().get(applicationId).get();
-                // a member's client id is the application id, the Kafka Streams process id, then the thread
+                // a stream thread's client id is the application id, the Kafka Streams process id, then the thread
                 long sharing = group.members().stream()
                         .filter(member -> !member.assignment().topicPartitions().isEmpty())
-                        .map(member -> member.clientId().substring(0, member.clientId().indexOf("-StreamThread-")))
+                        .map(member -> member.clientId().split("-StreamThread-")[0])
                         .distinct().count();
                 if (sharing >= processes) {
                     return true;

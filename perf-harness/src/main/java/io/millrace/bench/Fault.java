@@ -16,12 +16,15 @@ enum Fault {
     TRIGGERS,
     /** The Kafka broker, started again on the same data dir and port. */
     BROKER,
-    /** One of two executors: a second one joins and takes its share, then the first is killed, so its partitions move twice. */
+    /**
+     * One of two executors: a second one joins and takes its share, then the first is killed, so its partitions move
+     * twice.
+     */
     REBALANCE,
     /**
-     * A scale-out and back: a second executor joins and takes its share, then the first is stopped with SIGTERM (it closes and leaves its
-     * group, as a scale-down or a rolling update stops it), and started again: three rebalances, none waiting for a
-     * session to expire.
+     * A scale-out and back: a second executor joins and takes its share, then the first is stopped with SIGTERM (it
+     * closes and leaves its group, as a scale-down or a rolling update stops it), and started again: three rebalances,
+     * none waiting for a session to expire.
      */
     SCALE;
 
