@@ -3,6 +3,7 @@ package io.millrace.topology;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.CommandRecord;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -28,8 +29,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *
  * <p>Taken keys are deleted, and RocksDB keeps a deleted key as a tombstone until compaction: a scan from the first
  * {@code q/} key would step over every create admitted since, so scans start at a cursor instead, below which every key
- * is gone. The count is kept in memory, made again by one scan whenever the store may have changed under it (a new or
- * revived task): a count stored beside the creates would have to be right after every replay.
+ * is gone or read ahead. The count is kept in memory, made again by one scan whenever the store may have changed under
+ * it (a new or revived task): a count stored beside the creates would have to be right after every replay.
+ *
+ * <p>Creates are read ahead of their turn, up to {@link #READ_AHEAD} of them or {@link #READ_AHEAD_BYTES} at a time,
+ * and stay in the store until {@link #done}: a range over a cached store (every store under exactly-once) first copies
+ * every key of the range that the cache holds, so one scan per start, as executions end one by one, cost in proportion
+ * to all that waits, and past the executor's ceiling the backlog slowed the starts that would drain it.
  */
 final class Admissions {
     private static final String QUEUE = "q/";
@@ -40,12 +46,21 @@ final class Admissions {
     private static final int OFFSET_END = QUEUE.length() + 16;
     private static final HexFormat HEX = HexFormat.of();
 
+    /** The most creates one scan reads ahead of their turn. */
+    static final int READ_AHEAD = 512;
+    /** A scan stops reading ahead once the creates it read take this many bytes (a create may carry big inputs). */
+    static final int READ_AHEAD_BYTES = 1 << 20;
+
     private final KeyValueStore<String, byte[]> store;
-    /** Every {@code q/} key before this one was taken. */
+    /** Creates read from the store ahead of their turn, oldest first; every waiting key after them is at or past the cursor. */
+    private final ArrayDeque<KeyValue<String, byte[]>> ahead = new ArrayDeque<>();
+    /** Every {@code q/} key before this one was taken or is {@link #ahead}. */
     private String cursor = QUEUE;
     private int size;
     /** The offset of the oldest waiting create; -1 when none waits. */
     private long oldest = -1;
+    /** The offset of the oldest waiting create at or past the cursor; -1 when none is known to wait there. */
+    private long oldestPast = -1;
 
     /** Counts what waits in the store, scanning it once. */
     Admissions(KeyValueStore<String, byte[]> store) {
@@ -56,6 +71,7 @@ final class Admissions {
                 if (size++ == 0) {
                     cursor = key;
                     oldest = offsetOf(key);
+                    oldestPast = oldest;
                 }
             }
         }
@@ -86,7 +102,12 @@ final class Admissions {
             oldest = offset;
         }
         if (key.compareTo(cursor) < 0) {
-            cursor = key;
+            // before creates read ahead (offsets read out of order): they are in the store still, read them again
+            cursor = ahead.isEmpty() || key.compareTo(ahead.getFirst().key) < 0 ? key : ahead.getFirst().key;
+            ahead.clear();
+            oldestPast = oldest;
+        } else if (oldestPast < 0 || offset < oldestPast) {
+            oldestPast = offset;
         }
     }
 
@@ -96,31 +117,41 @@ final class Admissions {
     }
 
     /**
-     * The {@code n} oldest waiting creates (fewer when fewer wait), oldest first; they leave the store at
-     * {@link #done}, once handled, so that a crash while they are handled (under at-least-once the store's changelog
-     * is written through) finds them waiting again.
+     * The {@code n} oldest waiting creates, oldest first (fewer when fewer wait, or when those read ahead ran out: take
+     * again); they leave the store at {@link #done}, once handled, so that a crash while they are handled (under
+     * at-least-once the store's changelog is written through) finds them waiting again.
      */
     List<Waiting> take(int n) {
-        var taken = new ArrayList<KeyValue<String, byte[]>>(Math.min(n, size));
-        boolean rest;
-        try (KeyValueIterator<String, byte[]> it = store.range(cursor, QUEUE_END)) {
-            while (taken.size() < n && it.hasNext()) {
-                taken.add(it.next());
-            }
-            rest = it.hasNext();
-            if (rest) {
-                oldest = offsetOf(it.peekNextKey());
-            }
+        if (ahead.isEmpty() && size > 0) {
+            readAhead();
         }
-        var waiting = new ArrayList<Waiting>(taken.size());
-        for (KeyValue<String, byte[]> entry : taken) {
+        var waiting = new ArrayList<Waiting>(Math.min(n, ahead.size()));
+        while (waiting.size() < n && !ahead.isEmpty()) {
+            KeyValue<String, byte[]> entry = ahead.removeFirst();
             String executionId = entry.key.substring(OFFSET_END + 1);
             long offset = offsetOf(entry.key);
             waiting.add(new Waiting(entry.key, offset, executionId, entry.value, killedAfter(executionId, offset)));
-            cursor = entry.key + "\0"; // the next key after it
         }
-        size = rest ? Math.max(1, size - taken.size()) : 0; // what the scan saw, should the count be off
+        size = Math.max(ahead.isEmpty() && oldestPast < 0 ? 0 : 1, size - waiting.size()); // should the count be off
+        oldest = ahead.isEmpty() ? oldestPast : offsetOf(ahead.getFirst().key);
         return waiting;
+    }
+
+    /** Reads the next creates past the cursor, as many as {@link #READ_AHEAD} and {@link #READ_AHEAD_BYTES} allow. */
+    private void readAhead() {
+        long bytes = 0;
+        try (KeyValueIterator<String, byte[]> it = store.range(cursor, QUEUE_END)) {
+            while (ahead.size() < READ_AHEAD && bytes < READ_AHEAD_BYTES && it.hasNext()) {
+                KeyValue<String, byte[]> entry = it.next();
+                ahead.addLast(entry);
+                bytes += entry.value.length;
+                cursor = entry.key + "\0"; // the next key after it
+            }
+            oldestPast = it.hasNext() ? offsetOf(it.peekNextKey()) : -1;
+        }
+        if (oldestPast < 0) {
+            size = ahead.size(); // all that waits is read: the count is exact again
+        }
     }
 
     /** Removes creates {@link #take}n and handled; kill markers go too once nothing waits. */
