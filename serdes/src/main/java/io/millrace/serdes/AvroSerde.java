@@ -1,14 +1,19 @@
 package io.millrace.serdes;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DatumWriter;
+import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.message.SchemaStore;
@@ -31,6 +36,10 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
     private static final int HEADER_LENGTH = MARKER.length + Long.BYTES;
 
     private final BinaryMessageEncoder<T> encoder;
+    /** The body's writer, for {@link #body}. */
+    private final DatumWriter<Object> writer;
+    /** One writer a field, for {@link #encode(SpecificRecord, SpecificRecord, byte[])}. */
+    private final List<DatumWriter<Object>> fieldWriters;
     private final BinaryMessageDecoder<T> decoder;
     private final String name;
     private final String fullName;
@@ -43,6 +52,54 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
         // no copy inside the encoder: encode() copies its per-thread buffer into the record's bytes right away
         this.encoder = new BinaryMessageEncoder<>(SpecificData.get(), schema, false);
         this.decoder = new BinaryMessageDecoder<>(SpecificData.get(), schema, HISTORY);
+        SpecificData model = SpecificData.getForSchema(schema); // with the record's logical type conversions
+        this.writer = writer(model, schema);
+        this.fieldWriters = schema.getType() != Schema.Type.RECORD ? List.of() : schema.getFields().stream()
+                .map(field -> writer(model, field.schema())).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static DatumWriter<Object> writer(SpecificData model, Schema schema) {
+        return (DatumWriter<Object>) model.createDatumWriter(schema);
+    }
+
+    /**
+     * A record's Avro binary body, no header: what a bigger record that holds it as its first field writes for it, so
+     * that two records around the same one encode it once (see {@link #encode(SpecificRecord, SpecificRecord,
+     * byte[])}).
+     */
+    public byte[] body(T value) {
+        var out = new ByteArrayOutputStream(512);
+        try {
+            writer.write(value, EncoderFactory.get().directBinaryEncoder(out, null));
+        } catch (IOException e) {
+            throw new SerializationException("Unable to encode a " + name, e);
+        }
+        return out.toByteArray();
+    }
+
+    /**
+     * As {@link #encode(SpecificRecord)}, with {@code firstBody} written for the first field, whose value must be
+     * {@code first} (the {@link #body} of it, by its own serde); any other first field is encoded as usual. The bytes
+     * are the same.
+     */
+    public byte[] encode(T value, SpecificRecord first, byte[] firstBody) {
+        if (fieldWriters.isEmpty() || value.get(0) != first) {
+            return encode(value);
+        }
+        var out = new ByteArrayOutputStream(HEADER_LENGTH + firstBody.length + 64);
+        out.writeBytes(MARKER);
+        out.writeBytes(ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(fingerprint).array());
+        out.writeBytes(firstBody);
+        BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
+        try {
+            for (int field = 1; field < fieldWriters.size(); field++) {
+                fieldWriters.get(field).write(value.get(field), encoder);
+            }
+        } catch (IOException e) {
+            throw new SerializationException("Unable to encode a " + name, e);
+        }
+        return out.toByteArray();
     }
 
     /**

@@ -336,8 +336,8 @@ final class Effects {
                     outputs.put(run.id(), json);
                 }
             }
-            send(outbox, executionId, new ExecutionSnapshot(state.executionRecord(execution), outputs, now, null), sending,
-                    timestamp);
+            send(outbox, executionId, new ExecutionSnapshot(state.executionRecord(execution), outputs, now, null),
+                    state.executionBody(execution), sending, timestamp);
             return;
         }
         for (TaskRun run : StoreBackedState.runsToSend(runs, sending == Sending.AGAIN)) {
@@ -352,11 +352,13 @@ final class Effects {
                     fitting(encoded, "The snapshot of its task run ", run.taskId()), timestamp);
         }
         send(outbox, executionId, new ExecutionSnapshot(state.executionRecord(execution), Map.of(), now, runs.size()),
-                sending, timestamp);
+                state.executionBody(execution), sending, timestamp);
     }
 
-    private void send(Outbox outbox, String executionId, ExecutionSnapshot snapshot, Sending sending, long timestamp) {
-        byte[] encoded = Topics.SNAPSHOT_SERDE.encode(snapshot);
+    /** @param executionBody the Avro body of the snapshot's execution record, which the store's record reuses */
+    private void send(Outbox outbox, String executionId, ExecutionSnapshot snapshot, byte[] executionBody,
+            Sending sending, long timestamp) {
+        byte[] encoded = Topics.SNAPSHOT_SERDE.encode(snapshot, snapshot.getExecution(), executionBody);
         if (!fits(encoded) && sending == Sending.FAILURE) {
             snapshot = Slim.snapshot(snapshot, limits);
             encoded = Topics.SNAPSHOT_SERDE.encode(snapshot);

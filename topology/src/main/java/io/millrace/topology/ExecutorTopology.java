@@ -13,7 +13,6 @@ import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.OutputsRecord;
-import io.millrace.serdes.avro.StoredExecution;
 import io.millrace.serdes.avro.StoredTaskRun;
 import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.StartedOffsets;
@@ -91,7 +90,7 @@ public final class ExecutorTopology {
                 },
                 Names.COMMANDS_SOURCE, Names.RESULTS_SOURCE);
         boolean cached = config.exactlyOnce();
-        topology.addStateStore(store(Names.EXECUTIONS_STORE, new AvroSerde<>(StoredExecution.getClassSchema()), cached),
+        topology.addStateStore(store(Names.EXECUTIONS_STORE, new StoredExecutionSerde(), cached),
                 Names.EXECUTOR);
         topology.addStateStore(store(Names.TASK_RUNS_STORE, new AvroSerde<>(StoredTaskRun.getClassSchema()), cached),
                 Names.EXECUTOR);

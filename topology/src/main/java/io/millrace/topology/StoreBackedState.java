@@ -5,6 +5,7 @@ import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.execution.TaskRuns;
 import io.millrace.core.cache.LruCache;
+import io.millrace.serdes.AvroSerde;
 import io.millrace.serdes.ExecutionMapper;
 import io.millrace.serdes.Json;
 import io.millrace.serdes.SnapshotKeys;
@@ -44,6 +45,7 @@ final class StoreBackedState implements MutableExecutionState {
      * never rewrites them and the cached executions stay small.
      */
     static final int INLINE_OUTPUTS_CHARS = 4_096;
+    private static final AvroSerde<ExecutionRecord> EXECUTION_RECORD = new AvroSerde<>(ExecutionRecord.getClassSchema());
 
     /** The stores of one execution's state, and the executions kept in memory. */
     record Stores(KeyValueStore<String, StoredExecution> executions, KeyValueStore<String, StoredTaskRun> runs,
@@ -87,6 +89,8 @@ final class StoreBackedState implements MutableExecutionState {
     /** The record of {@link #encodedFor}, made once a step for both the snapshot sent and the store written. */
     private ExecutionRecord encoded;
     private Execution encodedFor;
+    /** The Avro body of {@link #encoded}, once asked for. */
+    private byte[] encodedBody;
 
     StoreBackedState(String executionId, Stores stores) {
         this.executionId = executionId;
@@ -247,6 +251,7 @@ final class StoreBackedState implements MutableExecutionState {
         }
         encodedFor = null; // what is decided next is encoded anew
         encoded = null;
+        encodedBody = null;
     }
 
     /**
@@ -289,15 +294,16 @@ final class StoreBackedState implements MutableExecutionState {
         version = Math.max(version + 1, System.currentTimeMillis());
         TaskRuns runs = execution.runs();
         if (runs.size() <= INLINE_RUNS) {
-            stores.executions().put(executionId, new StoredExecution(executionRecord(execution), null, version, outputs));
+            stores.executions().put(executionId, new StoredExecutionSerde.Prepared(executionRecord(execution),
+                    executionBody(execution), null, version, outputs));
         } else {
             for (TaskRun run : runsToSend(runs, false)) {
                 TaskRun before = runs.beforeChanges(run.id());
                 stores.runs().put(SnapshotKeys.run(executionId, runs.position(run.id())), new StoredTaskRun(version,
                         ExecutionMapper.toRecord(run), before == null ? null : ExecutionMapper.toRecord(before)));
             }
-            stores.executions().put(executionId, new StoredExecution(executionRecord(execution), runs.size(), version,
-                    outputs));
+            stores.executions().put(executionId, new StoredExecutionSerde.Prepared(executionRecord(execution),
+                    executionBody(execution), runs.size(), version, outputs));
         }
         inlineOutputs = outputs;
         runs.clearChanged();
@@ -331,8 +337,21 @@ final class StoreBackedState implements MutableExecutionState {
             encoded = execution.runs().size() <= INLINE_RUNS ? ExecutionMapper.toRecord(execution)
                     : ExecutionMapper.toHeaderRecord(execution);
             encodedFor = execution;
+            encodedBody = null;
         }
         return encoded;
+    }
+
+    /**
+     * The Avro body of {@link #executionRecord}, encoded once a step: the snapshot sent and the record stored both
+     * begin with it.
+     */
+    byte[] executionBody(Execution execution) {
+        ExecutionRecord record = executionRecord(execution);
+        if (encodedBody == null) {
+            encodedBody = EXECUTION_RECORD.body(record);
+        }
+        return encodedBody;
     }
 
     /**
