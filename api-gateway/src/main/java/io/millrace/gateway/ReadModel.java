@@ -1,6 +1,7 @@
 package io.millrace.gateway;
 
 import io.millrace.config.MillraceConfig;
+import io.millrace.core.cache.LruCache;
 import io.millrace.core.flow.Flow;
 import io.millrace.serdes.AvroSerde;
 import io.millrace.serdes.FlowMapper;
@@ -16,6 +17,7 @@ import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.LogRecord;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -37,12 +39,23 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * retention) is wiped and read again from the topics.
  */
 final class ReadModel implements FlowService.StoredFlows, AutoCloseable {
+    /** Flows whose latest revision is kept in memory at most: a start of a kept one reads no store. */
+    static final int LATEST_FLOWS_KEPT = 1_024;
+
     private final RecoveringStreams streams;
     private final Undecodable undecodable;
+    /** Writes to the flows store so far: a latest revision kept is good while none came since it was read. */
+    private final AtomicLong flowWrites;
+    private final LruCache<String, Latest> latestFlows = new LruCache<>(LATEST_FLOWS_KEPT);
 
-    private ReadModel(RecoveringStreams streams, Undecodable undecodable) {
+    /** A flow's latest revision, as read after {@code flowWrites} writes from the client of {@code launch}. */
+    private record Latest(FlowRecord flow, long flowWrites, int launch) {
+    }
+
+    private ReadModel(RecoveringStreams streams, Undecodable undecodable, AtomicLong flowWrites) {
         this.streams = streams;
         this.undecodable = undecodable;
+        this.flowWrites = flowWrites;
     }
 
     /**
@@ -53,9 +66,11 @@ final class ReadModel implements FlowService.StoredFlows, AutoCloseable {
             Consumer<String> onLog, MeterRegistry registry) {
         Topics topics = Topics.of(config);
         var undecodable = new Undecodable(registry);
+        var flowWrites = new AtomicLong();
         return new ReadModel(RecoveringStreams.start("gateway",
-                () -> ReadModelTopology.build(topics, onFlow, onExecution, onLog, undecodable),
-                ReadModelTopology.properties(config), RecoveryPolicy.DEFAULT, registry), undecodable);
+                () -> ReadModelTopology.build(topics, flowWrites::incrementAndGet, onFlow, onExecution, onLog,
+                        undecodable),
+                ReadModelTopology.properties(config), RecoveryPolicy.DEFAULT, registry), undecodable, flowWrites);
     }
 
     boolean running() {
@@ -90,10 +105,27 @@ final class ReadModel implements FlowService.StoredFlows, AutoCloseable {
         });
     }
 
-    /** The highest stored revision of a flow; none when it does not decode (counted). */
+    /**
+     * The highest stored revision of a flow; none when it does not decode (counted). Kept in memory while no write
+     * reached the flows store since it was read (deploys are rare, starts are not): the flows processor counts its
+     * writes before it tells the overlay, so a revision the overlay drops is never hidden by one kept from before.
+     * Only what a running client read is kept: one restoring its store, after a recovery, writes without its processor.
+     */
     @Override
     public Optional<FlowRecord> latestFlow(String namespace, String id) {
-        return flowRevisions(namespace, id, 1).stream().findFirst();
+        String key = Flow.key(namespace, id);
+        long writes = flowWrites.get();
+        int launch = streams.launches();
+        Latest kept = latestFlows.get(key);
+        if (kept != null && kept.flowWrites() == writes && kept.launch() == launch) {
+            return Optional.of(kept.flow());
+        }
+        boolean running = streams.running();
+        Optional<FlowRecord> latest = flowRevisions(namespace, id, 1).stream().findFirst();
+        if (running && latest.isPresent()) {
+            latestFlows.put(key, new Latest(latest.get(), writes, launch));
+        }
+        return latest;
     }
 
     /**

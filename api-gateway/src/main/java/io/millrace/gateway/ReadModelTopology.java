@@ -56,15 +56,18 @@ final class ReadModelTopology {
     private ReadModelTopology() {
     }
 
-    /** The listeners run on the global stream thread, after the store was updated; they must not block. */
-    static Topology build(Topics topics, Consumer<FlowRecord> onFlow, BiConsumer<String, byte[]> onExecution,
-            Consumer<String> onLog, Undecodable undecodable) {
+    /**
+     * The listeners run on the global stream thread, after the store was updated; they must not block.
+     * {@code onFlowsChanged} runs after each write to the flows store (a revision or a tombstone), before {@code onFlow}.
+     */
+    static Topology build(Topics topics, Runnable onFlowsChanged, Consumer<FlowRecord> onFlow,
+            BiConsumer<String, byte[]> onExecution, Consumer<String> onLog, Undecodable undecodable) {
         var topology = new Topology();
         var string = Serdes.String();
         var bytes = Serdes.ByteArray();
         topology.addGlobalStore(store(FLOWS_STORE, Topics.FLOW_SERDE), FLOWS_SOURCE,
                 string.deserializer(), bytes.deserializer(), topics.flows().name(),
-                FLOWS_LOADER, () -> new FlowLoader(onFlow, undecodable));
+                FLOWS_LOADER, () -> new FlowLoader(onFlowsChanged, onFlow, undecodable));
         topology.addGlobalStore(store(EXECUTIONS_STORE, bytes), EXECUTIONS_SOURCE,
                 string.deserializer(), bytes.deserializer(), topics.executions().name(),
                 EXECUTIONS_LOADER, () -> new ExecutionLoader(onExecution, undecodable));
@@ -125,11 +128,13 @@ final class ReadModelTopology {
 
     /** Mirrors the flows topic, each revision decoded once, then tells the listener. */
     private static final class FlowLoader implements Processor<String, byte[], Void, Void> {
+        private final Runnable changed;
         private final Consumer<FlowRecord> listener;
         private final Undecodable undecodable;
         private KeyValueStore<String, FlowRecord> store;
 
-        FlowLoader(Consumer<FlowRecord> listener, Undecodable undecodable) {
+        FlowLoader(Runnable changed, Consumer<FlowRecord> listener, Undecodable undecodable) {
+            this.changed = changed;
             this.listener = listener;
             this.undecodable = undecodable;
         }
@@ -146,6 +151,7 @@ final class ReadModelTopology {
             }
             if (record.value() == null) {
                 store.delete(record.key());
+                tell(FLOWS_STORE, record.key(), changed);
                 return;
             }
             FlowRecord flow;
@@ -156,6 +162,7 @@ final class ReadModelTopology {
                 return;
             }
             store.put(record.key(), flow);
+            tell(FLOWS_STORE, record.key(), changed);
             tell(FLOWS_STORE, record.key(), () -> listener.accept(flow));
         }
     }

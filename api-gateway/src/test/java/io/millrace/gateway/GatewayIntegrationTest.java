@@ -11,12 +11,16 @@ import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.KillExecution;
 import io.millrace.core.execution.State;
 import io.millrace.serdes.CommandMapper;
+import io.millrace.core.flow.FlowParser;
+import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.ExecutionSnapshot;
+import io.millrace.serdes.avro.FlowRecord;
 import io.millrace.serdes.avro.LogRecord;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -195,6 +199,25 @@ class GatewayIntegrationTest {
         // then: a new revision after the one that deleted it
         assertThat(again.json().path("revision").asInt()).isEqualTo(3);
         assertThat(api.get(flow).json().path("revision").asInt()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldStartTheRevisionAnotherGatewayDeployedOnceItsStoreHasIt() throws Exception {
+        // given: a flow another gateway deployed (straight to the flows topic: this one's overlay never sees it), read
+        // here once its store has it, which keeps its latest revision in memory
+        deployElsewhere("elsewhere", 1, "one");
+        String flow = "/api/v1/flows/" + NAMESPACE + "/elsewhere";
+        assertThat(eventually(() -> api.get(flow), a -> a.status() == 200).json().path("revision").asInt()).isEqualTo(1);
+
+        // when: it deploys revision 2
+        deployElsewhere("elsewhere", 2, "two");
+
+        // then: once the store has it, it is the latest, and what a start runs
+        assertThat(eventually(() -> api.get(flow), a -> a.json().path("revision").asInt() == 2)
+                .json().path("revision").asInt()).isEqualTo(2);
+        String id = api.post("/api/v1/executions/" + NAMESPACE + "/elsewhere", "").json().path("id").asText();
+        var create = (CreateExecution) nextCommand(c -> c instanceof CreateExecution && c.executionId().equals(id));
+        assertThat(create.revision()).isEqualTo(2);
     }
 
     @Test
@@ -585,6 +608,13 @@ class GatewayIntegrationTest {
     private static String flowWithInput(String id) {
         return "id: " + id + "\nnamespace: " + NAMESPACE + "\ninputs:\n  - id: count\n    type: INT\n"
                 + "tasks:\n  - id: say\n    type: log\n    message: \"{{ inputs.count }}\"\n";
+    }
+
+    private static void deployElsewhere(String id, int revision, String message) throws Exception {
+        FlowRecord record = FlowMapper.toRecord(new FlowParser().parse(flow(id, message)).withRevision(revision),
+                Instant.now().truncatedTo(ChronoUnit.MILLIS));
+        snapshots.send(new ProducerRecord<>(topics.flows().name(), FlowMapper.key(NAMESPACE, id, revision),
+                Topics.FLOW_SERDE.encode(record))).get();
     }
 
     private static void publish(ExecutionSnapshot snapshot) {

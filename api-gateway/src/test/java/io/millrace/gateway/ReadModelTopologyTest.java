@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -28,6 +29,7 @@ class ReadModelTopologyTest {
 
     private final Topics topics = new Topics("t.");
     private final List<FlowRecord> flowsSeen = new ArrayList<>();
+    private final AtomicInteger flowsChanged = new AtomicInteger();
     private final List<String> snapshotsSeen = new ArrayList<>();
     private final List<String> logsSeen = new ArrayList<>();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -36,7 +38,7 @@ class ReadModelTopologyTest {
     @BeforeEach
     void startDriver() {
         var config = MillraceConfig.defaults().withStateDir(stateDir);
-        driver = new TopologyTestDriver(ReadModelTopology.build(topics, flowsSeen::add,
+        driver = new TopologyTestDriver(ReadModelTopology.build(topics, flowsChanged::incrementAndGet, flowsSeen::add,
                 (id, snapshot) -> snapshotsSeen.add(id + " " + Topics.SNAPSHOT_SERDE.decode(snapshot).getExecution().getState()),
                 logsSeen::add, new Undecodable(registry)), ReadModelTopology.properties(config));
     }
@@ -112,6 +114,22 @@ class ReadModelTopologyTest {
         assertThat(store.get("ns/f@00000001").getSource()).isEqualTo("a");
         assertThat(store.get("ns/f@00000002").getSource()).isEqualTo("b");
         assertThat(flowsSeen).extracting(FlowRecord::getRevision).containsExactly(1, 2);
+        assertThat(flowsChanged).hasValue(2);
+    }
+
+    @Test
+    void shouldTellOfAFlowRevisionDeletedByATombstone() {
+        // given
+        var input = driver.createInputTopic(topics.flows().name(), new StringSerializer(), Topics.FLOW_SERDE.serializer());
+        input.pipeInput("ns/f@00000001", new FlowRecord("ns", "f", 1, "a", Instant.EPOCH, false));
+
+        // when
+        input.pipeInput("ns/f@00000001", null);
+
+        // then: the latest revision a reader may keep has changed
+        KeyValueStore<String, FlowRecord> store = driver.getKeyValueStore(ReadModelTopology.FLOWS_STORE);
+        assertThat(store.get("ns/f@00000001")).isNull();
+        assertThat(flowsChanged).hasValue(2);
     }
 
     @Test

@@ -58,6 +58,8 @@ public final class RecoveringStreams implements AutoCloseable {
     private volatile Throwable lastFailure;
     /** From a failure until a fresh client is RUNNING. */
     private volatile boolean recovering;
+    /** Clients launched so far: the first, then one a recovery. */
+    private volatile int launches;
     private volatile boolean closed;
     /** The last client reset (only on the recovery thread): a client fails once, however many ways it reports it. */
     private KafkaStreams reset;
@@ -110,6 +112,15 @@ public final class RecoveringStreams implements AutoCloseable {
         return current.state().isRunningOrRebalancing();
     }
 
+    /**
+     * How many clients were launched: a recovery launches a fresh one, whose stores are read again from their topics
+     * (a global store's records then reach it without its processor). Read before a query, it names the client
+     * queried, or an earlier one.
+     */
+    public int launches() {
+        return launches;
+    }
+
     /** A client is being rebuilt after a failure: not ready, but getting there by itself. */
     public boolean recovering() {
         return recovering && !closed;
@@ -148,6 +159,7 @@ public final class RecoveringStreams implements AutoCloseable {
         client.setUncaughtExceptionHandler(threads);
         bindMeters(client);
         current = client;
+        launches++; // after current: whoever reads this count finds the client it counts, or a later one
         try {
             client.start();
         } catch (RuntimeException e) {
