@@ -58,7 +58,8 @@ final class ReadModelTopology {
 
     /**
      * The listeners run on the global stream thread, after the store was updated; they must not block.
-     * {@code onFlowsChanged} runs after each write to the flows store (a revision or a tombstone), before {@code onFlow}.
+     * {@code onFlowsChanged} runs after each write to the flows store (a revision or a tombstone), before
+     * {@code onFlow}.
      */
     static Topology build(Topics topics, Runnable onFlowsChanged, Consumer<FlowRecord> onFlow,
             BiConsumer<String, byte[]> onExecution, Consumer<String> onLog, Undecodable undecodable) {

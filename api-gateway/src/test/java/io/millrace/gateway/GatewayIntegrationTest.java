@@ -207,7 +207,8 @@ class GatewayIntegrationTest {
         // here once its store has it, which keeps its latest revision in memory
         deployElsewhere("elsewhere", 1, "one");
         String flow = "/api/v1/flows/" + NAMESPACE + "/elsewhere";
-        assertThat(eventually(() -> api.get(flow), a -> a.status() == 200).json().path("revision").asInt()).isEqualTo(1);
+        assertThat(eventually(() -> api.get(flow), a -> a.status() == 200).json().path("revision").asInt())
+                .isEqualTo(1);
 
         // when: it deploys revision 2
         deployElsewhere("elsewhere", 2, "two");

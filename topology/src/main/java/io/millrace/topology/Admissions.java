@@ -52,7 +52,7 @@ final class Admissions {
     static final int READ_AHEAD_BYTES = 1 << 20;
 
     private final KeyValueStore<String, byte[]> store;
-    /** Creates read from the store ahead of their turn, oldest first; every waiting key after them is at or past the cursor. */
+    /** Creates read from the store ahead of their turn, oldest first; every other waiting key is past the cursor. */
     private final ArrayDeque<KeyValue<String, byte[]>> ahead = new ArrayDeque<>();
     /** Every {@code q/} key before this one was taken or is {@link #ahead}. */
     private String cursor = QUEUE;
