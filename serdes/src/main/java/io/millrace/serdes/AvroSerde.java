@@ -36,6 +36,8 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
     private static final int HEADER_LENGTH = MARKER.length + Long.BYTES;
 
     private final BinaryMessageEncoder<T> encoder;
+    /** The single-object header of this schema: the marker, then the fingerprint. */
+    private final byte[] header;
     /** The body's writer, for {@link #body}. */
     private final DatumWriter<Object> writer;
     /** One writer a field, for {@link #encode(SpecificRecord, SpecificRecord, byte[])}. */
@@ -52,6 +54,8 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
         // no copy inside the encoder: encode() copies its per-thread buffer into the record's bytes right away
         this.encoder = new BinaryMessageEncoder<>(SpecificData.get(), schema, false);
         this.decoder = new BinaryMessageDecoder<>(SpecificData.get(), schema, HISTORY);
+        this.header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN).put(MARKER).putLong(fingerprint)
+                .array();
         SpecificData model = SpecificData.getForSchema(schema); // with the record's logical type conversions
         this.writer = writer(model, schema);
         this.fieldWriters = schema.getType() != Schema.Type.RECORD ? List.of() : schema.getFields().stream()
@@ -88,8 +92,7 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
             return encode(value);
         }
         var out = new ByteArrayOutputStream(HEADER_LENGTH + firstBody.length + 64);
-        out.writeBytes(MARKER);
-        out.writeBytes(ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(fingerprint).array());
+        out.writeBytes(header);
         out.writeBytes(firstBody);
         BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
         try {
