@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.command.CreateExecution;
+import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.serdes.CommandMapper;
+import io.millrace.serdes.EventMapper;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.TopicAdmin;
 import io.millrace.serdes.SnapshotKeys;
@@ -13,7 +15,6 @@ import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.TaskRunSnapshot;
 import io.millrace.serdes.avro.AttemptRecord;
 import io.millrace.serdes.avro.EventRecord;
-import io.millrace.serdes.avro.ExecutionCompletedEvent;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.StateHistoryRecord;
 import io.millrace.serdes.avro.StateValue;
@@ -301,8 +302,9 @@ class ExecutorCrashRecoveryTest {
                     continue;
                 }
                 switch (deserializers.get(record.topic()).deserialize(record.topic(), record.value())) {
-                    case EventRecord event when event.getPayload() instanceof ExecutionCompletedEvent completed ->
-                            end(record.key(), outcome(completed.getState().name(), completed.getError()));
+                    case EventRecord events -> EventMapper.fromRecord(events).stream()
+                            .filter(ExecutionCompleted.class::isInstance).map(ExecutionCompleted.class::cast)
+                            .forEach(completed -> end(record.key(), outcome(completed.state().name(), completed.error())));
                     case ExecutionSnapshot snapshot when TERMINAL.contains(snapshot.getExecution().getState().name()) -> {
                         var execution = snapshot.getExecution();
                         // a small execution's runs are inline; a bigger one's travel in snapshots of their own

@@ -3,9 +3,11 @@ package io.millrace.bench;
 import io.millrace.serdes.Topics;
 import io.millrace.serdes.avro.EventRecord;
 import io.millrace.serdes.avro.ExecutionCompletedEvent;
+import io.millrace.serdes.avro.LaterEvent;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -47,9 +49,8 @@ final class ChaosWatcher implements AutoCloseable {
         try {
             while (running) {
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.value() != null && deserializer.deserialize(r.topic(), r.value()).getPayload()
-                            instanceof ExecutionCompletedEvent completed) {
-                        ledger.completed(r.key(), completed.getState().name(), System.nanoTime());
+                    if (r.value() != null) {
+                        completed(r.key(), deserializer.deserialize(r.topic(), r.value()));
                     }
                 }
             }
@@ -58,6 +59,13 @@ final class ChaosWatcher implements AutoCloseable {
         } finally {
             consumer.close(Duration.ofSeconds(5));
         }
+    }
+
+    /** Tells the ledger of an ExecutionCompleted among the record's events (a step's, in order). */
+    private void completed(String executionId, EventRecord record) {
+        Stream.concat(Stream.of(record.getPayload()), record.getThen().stream().map(LaterEvent::getPayload))
+                .filter(ExecutionCompletedEvent.class::isInstance).map(ExecutionCompletedEvent.class::cast)
+                .forEach(completed -> ledger.completed(executionId, completed.getState().name(), System.nanoTime()));
     }
 
     @Override

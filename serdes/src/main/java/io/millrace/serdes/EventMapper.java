@@ -1,6 +1,5 @@
 package io.millrace.serdes;
 
-
 import io.millrace.core.event.Event;
 import io.millrace.core.event.ExecutionCompleted;
 import io.millrace.core.event.ExecutionCreated;
@@ -22,6 +21,7 @@ import io.millrace.serdes.avro.ExecutionCreatedEvent;
 import io.millrace.serdes.avro.ExecutionPurgedEvent;
 import io.millrace.serdes.avro.ExecutionRestartedEvent;
 import io.millrace.serdes.avro.ExecutionStateChangedEvent;
+import io.millrace.serdes.avro.LaterEvent;
 import io.millrace.serdes.avro.TaskRunAttemptEndedEvent;
 import io.millrace.serdes.avro.TaskRunAttemptStartedEvent;
 import io.millrace.serdes.avro.TaskRunCompletedEvent;
@@ -31,14 +31,40 @@ import io.millrace.serdes.avro.TaskRunPausedEvent;
 import io.millrace.serdes.avro.TaskRunResetEvent;
 import io.millrace.serdes.avro.TaskRunResumedEvent;
 import io.millrace.serdes.avro.TaskRunRetryingEvent;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
-/** Maps events between domain records and the Avro envelope of the events topic. */
+/**
+ * Maps events between domain records and the Avro envelope of the events topic: one record holds the events of one
+ * step of one execution, in order (a record written before version 7 holds one).
+ */
 public final class EventMapper {
     private EventMapper() {
     }
 
-    public static EventRecord toRecord(String executionId, Event event) {
-        Object payload = switch (event) {
+    /** One record of events of one execution, in order; at least one. */
+    public static EventRecord toRecord(String executionId, List<? extends Event> events) {
+        Event first = events.getFirst();
+        var then = new ArrayList<LaterEvent>(events.size() - 1);
+        for (int i = 1; i < events.size(); i++) {
+            then.add(new LaterEvent(events.get(i).at(), payload(events.get(i))));
+        }
+        return new EventRecord(executionId, first.at(), payload(first), then);
+    }
+
+    /** The record's events, in order. */
+    public static List<Event> fromRecord(EventRecord record) {
+        var events = new ArrayList<Event>(1 + record.getThen().size());
+        events.add(event(record.getExecutionId(), record.getPayload(), record.getAt()));
+        for (LaterEvent later : record.getThen()) {
+            events.add(event(record.getExecutionId(), later.getPayload(), later.getAt()));
+        }
+        return events;
+    }
+
+    private static Object payload(Event event) {
+        return switch (event) {
             case ExecutionCreated e -> new ExecutionCreatedEvent(e.namespace(), e.flowId(), e.flowRevision(),
                     Json.write(e.inputs()), e.labels(), ExecutionMapper.toRecord(e.trigger()), e.lineage().originalId(),
                     e.lineage().attempt(), e.requestedAt());
@@ -60,13 +86,11 @@ public final class EventMapper {
             case TaskRunPaused e -> new TaskRunPausedEvent(e.taskRunId());
             case TaskRunResumed e -> new TaskRunResumedEvent(e.taskRunId(), Json.write(e.outputs()));
         };
-        return new EventRecord(executionId, event.at(), payload);
     }
 
-    public static Event fromRecord(EventRecord record) {
-        var at = record.getAt();
-        return switch (record.getPayload()) {
-            case ExecutionCreatedEvent e -> new ExecutionCreated(record.getExecutionId(), e.getNamespace(), e.getFlowId(),
+    private static Event event(String executionId, Object payload, Instant at) {
+        return switch (payload) {
+            case ExecutionCreatedEvent e -> new ExecutionCreated(executionId, e.getNamespace(), e.getFlowId(),
                     e.getFlowRevision(), Json.readMap(e.getInputsJson()), e.getLabels(),
                     ExecutionMapper.fromRecord(e.getTrigger()), ExecutionMapper.lineage(e.getOriginalId(), e.getAttempt()),
                     e.getRequestedAt(), at);
@@ -88,7 +112,7 @@ public final class EventMapper {
             case TaskRunResetEvent e -> new TaskRunReset(e.getTaskRunId(), at);
             case TaskRunPausedEvent e -> new TaskRunPaused(e.getTaskRunId(), at);
             case TaskRunResumedEvent e -> new TaskRunResumed(e.getTaskRunId(), Json.readMap(e.getOutputsJson()), at);
-            default -> throw new IllegalArgumentException("Unknown event payload " + record.getPayload().getClass().getSimpleName());
+            default -> throw new IllegalArgumentException("Unknown event payload " + payload.getClass().getSimpleName());
         };
     }
 }

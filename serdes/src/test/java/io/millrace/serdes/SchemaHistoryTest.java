@@ -39,7 +39,7 @@ class SchemaHistoryTest {
     private static final Map<String, String> PINNED = Map.ofEntries(
             Map.entry("CommandRecord", "b98f60f053333754"),
             Map.entry("DeadLetterRecord", "b70ac138e0ff4119"),
-            Map.entry("EventRecord", "3a6a87930e926ecc"),
+            Map.entry("EventRecord", "66069f82c1bc563e"),
             Map.entry("ExecutionRecord", "2a09b867e3083339"),
             Map.entry("ExecutionSnapshot", "606c99a73d399f28"),
             Map.entry("FlowRecord", "6011c905a8f76a14"),

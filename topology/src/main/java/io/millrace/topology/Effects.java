@@ -92,11 +92,8 @@ final class Effects {
         long timestamp = now.toEpochMilli();
         var outbox = new Outbox();
         Map<Effect.DispatchTask, Map<String, Object>> variables = dispatchVariables(decision, state, flow);
-        for (Event event : decision.events()) {
-            var record = EventMapper.toRecord(executionId, event);
-            outbox.add(Names.EVENTS_SINK, executionId, record,
-                    fitting(Topics.EVENT_SERDE.encode(record), "The execution's event ", event.getClass().getSimpleName()),
-                    timestamp);
+        if (!decision.events().isEmpty()) {
+            events(outbox, executionId, decision.events(), timestamp);
         }
         for (Effect effect : decision.effects()) {
             switch (effect) {
@@ -152,6 +149,25 @@ final class Effects {
     }
 
     private record Outgoing(String sink, Record<String, Object> record) {
+    }
+
+    /**
+     * The step's events in one record; when that is over {@code max-record-bytes} (a loop that creates many runs in
+     * one step), halved until each part fits, in order. One event over the limit fails the step, naming it.
+     */
+    private void events(Outbox outbox, String executionId, List<Event> events, long timestamp) {
+        var record = EventMapper.toRecord(executionId, events);
+        byte[] encoded = Topics.EVENT_SERDE.encode(record);
+        if (fits(encoded)) {
+            outbox.add(Names.EVENTS_SINK, executionId, record, encoded, timestamp);
+        } else if (events.size() == 1) {
+            throw new RecordLimitException(tooLarge("The execution's event " + events.getFirst().getClass().getSimpleName(),
+                    encoded.length));
+        } else {
+            int half = events.size() / 2;
+            events(outbox, executionId, events.subList(0, half), timestamp);
+            events(outbox, executionId, events.subList(half, events.size()), timestamp);
+        }
     }
 
     /**

@@ -10,6 +10,11 @@ import io.millrace.core.command.KillExecution;
 import io.millrace.core.command.TaskResult;
 import io.millrace.core.decide.Appliers;
 import io.millrace.core.decide.InMemoryExecutionState;
+import io.millrace.core.event.Event;
+import io.millrace.core.event.ExecutionCompleted;
+import io.millrace.core.event.ExecutionCreated;
+import io.millrace.core.event.TaskRunAttemptStarted;
+import io.millrace.core.event.TaskRunCompleted;
 import io.millrace.core.execution.Execution;
 import io.millrace.core.execution.State;
 import io.millrace.core.flow.FlowParser;
@@ -25,7 +30,7 @@ import org.apache.kafka.streams.KeyValue;
 import io.millrace.serdes.avro.CommandRecord;
 import io.millrace.serdes.avro.DeadLetterRecord;
 import io.millrace.serdes.avro.EventRecord;
-import io.millrace.serdes.avro.ExecutionCompletedEvent;
+
 import io.millrace.serdes.avro.ExecutionPurgedEvent;
 import io.millrace.serdes.avro.ExecutionSnapshot;
 import io.millrace.serdes.avro.StoredExecution;
@@ -194,6 +199,25 @@ class ExecutorTopologyTest {
     }
 
     @Test
+    void shouldSendEachStepsEventsInOneRecordInOrder() {
+        // given
+        create("e11", Map.of("name", "Kai"));
+
+        // when: the three steps of a flow of two tasks
+        answer(tasks.readValue(), State.SUCCESS, Map.of("value", "a"));
+        answer(tasks.readValue(), State.SUCCESS, Map.of("value", "b"));
+
+        // then
+        List<List<Event>> steps = events.readValuesToList().stream().map(EventMapper::fromRecord).toList();
+        assertThat(steps).hasSize(3);
+        assertThat(steps.getFirst()).first().isInstanceOf(ExecutionCreated.class);
+        assertThat(steps.getFirst()).hasSizeGreaterThan(1).last().isInstanceOf(TaskRunAttemptStarted.class);
+        assertThat(steps.get(1)).first().isInstanceOf(TaskRunCompleted.class);
+        assertThat(steps.get(1)).last().isInstanceOf(TaskRunAttemptStarted.class);
+        assertThat(steps.getLast()).last().isInstanceOf(ExecutionCompleted.class);
+    }
+
+    @Test
     void shouldRebuildStoredStateByFoldingTheEventsTopic() {
         // given
         create("e2", Map.of("name", "Bob"));
@@ -203,7 +227,7 @@ class ExecutorTopologyTest {
         // when
         var replayed = new InMemoryExecutionState();
         var appliers = new Appliers();
-        events.readValuesToList().forEach(e -> appliers.apply(EventMapper.fromRecord(e), replayed));
+        events.readValuesToList().forEach(e -> EventMapper.fromRecord(e).forEach(event -> appliers.apply(event, replayed)));
 
         // then
         Execution stored = stored("e2");
@@ -395,8 +419,8 @@ class ExecutorTopologyTest {
         answer(second, State.SUCCESS, Map.of("value", "b"));
 
         // then
-        long completions = events.readValuesToList().stream()
-                .filter(e -> e.getPayload() instanceof ExecutionCompletedEvent).count();
+        long completions = events.readValuesToList().stream().flatMap(e -> EventMapper.fromRecord(e).stream())
+                .filter(ExecutionCompleted.class::isInstance).count();
         assertThat(completions).isEqualTo(1);
         assertThat(tasks.isEmpty()).isTrue();
         assertThat(deadLetters.isEmpty()).isTrue();

@@ -7,9 +7,13 @@ import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import io.millrace.core.command.CreateExecution;
 import io.millrace.core.command.TaskResult;
+import io.millrace.core.event.Event;
+import io.millrace.core.event.ExecutionCreated;
+import io.millrace.core.event.TaskRunCreated;
 import io.millrace.core.execution.State;
 import io.millrace.core.flow.FlowParser;
 import io.millrace.serdes.CommandMapper;
+import io.millrace.serdes.EventMapper;
 import io.millrace.serdes.FlowMapper;
 import io.millrace.serdes.SnapshotKeys;
 import io.millrace.serdes.Topics;
@@ -96,7 +100,7 @@ class RecordLimitsTest {
             """.formatted(IntStream.rangeClosed(1, 40).mapToObj(Integer::toString).collect(Collectors.joining(", ")),
             "w".repeat(6_000));
 
-    /** One output read by 10 lanes at once: 10 × 30 KB fits no step of 200 KB. */
+    /** One output read by 10 lanes at once: 10 × 30 KB fits no step of 230 KB. */
     private static final String WIDE_READ = """
             id: wide-read
             namespace: company.team
@@ -135,6 +139,26 @@ class RecordLimitsTest {
                     format: "{{ outputs.gen | length }}"
             """.formatted(IntStream.rangeClosed(1, 20).mapToObj(Integer::toString).collect(Collectors.joining(", ")));
 
+    /**
+     * 17 lanes started in one step, each of a 4 KB value: the step's events, 70 KB, fit no record of 64 KiB, while
+     * each event fits, and the step's records together (its events, dispatches and run snapshots, each carrying the
+     * values) fit a step of 230 KB.
+     */
+    private static final String WIDE_VALUES = """
+            id: wide-values
+            namespace: company.team
+            tasks:
+              - id: each
+                type: io.kestra.plugin.core.flow.ForEach
+                values: [%s]
+                concurrencyLimit: 0
+                tasks:
+                  - id: lane
+                    type: io.kestra.plugin.core.debug.Return
+                    format: "{{ taskrun.value | length }}"
+            """.formatted(IntStream.rangeClosed(10, 26).mapToObj(i -> "\"" + i + "v".repeat(4_000) + "\"")
+            .collect(Collectors.joining(", ")));
+
     @TempDir
     Path stateDir;
 
@@ -145,11 +169,12 @@ class RecordLimitsTest {
     private TestOutputTopic<String, TaskResultRecord> loopback;
     private TestOutputTopic<String, byte[]> snapshots;
     private TestOutputTopic<String, DeadLetterRecord> deadLetters;
+    private TestOutputTopic<String, byte[]> events;
 
     @BeforeEach
     void startDriver() throws Exception {
         MillraceConfig config = ConfigLoader.load(Map.of(), Map.of("state-dir", stateDir.toString(),
-                "max-record-bytes", Integer.toString(MAX_RECORD_BYTES), "max-decision-bytes", "200000"), null);
+                "max-record-bytes", Integer.toString(MAX_RECORD_BYTES), "max-decision-bytes", "230000"), null);
         Topics topics = Topics.of(config);
         driver = new TopologyTestDriver(ExecutorTopology.build(config, new SimpleMeterRegistry()),
                 ExecutorTopology.properties(config), START);
@@ -159,11 +184,12 @@ class RecordLimitsTest {
         tasks = driver.createOutputTopic(topics.tasks("default").name(), string.deserializer(), Topics.TASK_SERDE.deserializer());
         loopback = driver.createOutputTopic(topics.results().name(), string.deserializer(), Topics.RESULT_SERDE.deserializer());
         snapshots = driver.createOutputTopic(topics.executions().name(), string.deserializer(), Serdes.ByteArray().deserializer());
+        events = driver.createOutputTopic(topics.events().name(), string.deserializer(), Serdes.ByteArray().deserializer());
         deadLetters = driver.createOutputTopic(topics.deadLetters().name(), string.deserializer(),
                 Topics.DEAD_LETTER_SERDE.deserializer());
         var flows = driver.createInputTopic(topics.flows().name(), string.serializer(), Topics.FLOW_SERDE.serializer());
         for (String yaml : List.of(BIG_FLOW_OUTPUTS, TWO_BIG_OUTPUTS, LOOP_READER, WIDE_START, WIDE_READ,
-                LOOP_WIDE_READ)) {
+                LOOP_WIDE_READ, WIDE_VALUES)) {
             var flow = new FlowParser().parse(yaml).withRevision(1);
             flows.pipeInput(FlowMapper.key(flow.namespace(), flow.id(), 1), FlowMapper.toRecord(flow, START));
         }
@@ -185,7 +211,7 @@ class RecordLimitsTest {
         assertThat(sent).allSatisfy(kv -> assertThat(kv.value.length).isLessThanOrEqualTo(MAX_RECORD_BYTES));
         ExecutionSnapshot last = Topics.SNAPSHOT_SERDE.decode(sent.getLast().value);
         assertThat(last.getExecution().getState()).isEqualTo(StateValue.FAILED);
-        assertThat(last.getExecution().getError()).isEqualTo("The execution's event ExecutionCompleted would take 80038"
+        assertThat(last.getExecution().getError()).isEqualTo("The execution's event ExecutionCompleted would take 80039"
                 + " bytes, more than the 65536 a record may (max-record-bytes)");
         assertThat(deadLetters.readValue().getReason()).startsWith("Over a limit while handling TaskResult: The execution's event ExecutionCompleted");
 
@@ -237,6 +263,27 @@ class RecordLimitsTest {
         assertThat(slim.getExecution().getInputsJson()).contains("left out of this snapshot");
         assertThat(slim.getExecution().getError()).hasSize(Slim.KEPT_CHARS + "… [truncated: 10000 characters in all]".length()).endsWith("… [truncated: 10000 characters in all]");
         assertThat(snapshot.getExecution().getError()).as("the original is left as it was").hasSize(10_000);
+    }
+
+    @Test
+    void shouldSendAStepsEventsInSeveralRecordsInOrderWhenTheyDoNotFitOne() {
+        // when: one step starts 17 lanes of a 4 KB value each
+        create("e10", "wide-values");
+
+        // then: its events went in records that each fit, in the order the step made them
+        List<byte[]> sent = events.readValuesToList();
+        assertThat(sent).hasSizeGreaterThan(1)
+                .allSatisfy(bytes -> assertThat(bytes.length).isLessThanOrEqualTo(MAX_RECORD_BYTES));
+        List<Event> step = sent.stream().flatMap(bytes -> EventMapper.fromRecord(Topics.EVENT_SERDE.decode(bytes)).stream())
+                .toList();
+        assertThat(step.getFirst()).isInstanceOf(ExecutionCreated.class);
+        assertThat(step).filteredOn(TaskRunCreated.class::isInstance).map(e -> ((TaskRunCreated) e).value())
+                .filteredOn(java.util.Objects::nonNull).hasSize(17)
+                .allSatisfy(value -> assertThat(value).hasSize(4_002))
+                .extracting(value -> value.substring(0, 2))
+                .containsExactly(IntStream.rangeClosed(10, 26).mapToObj(Integer::toString).toArray(String[]::new));
+        assertThat(tasks.readValuesToList()).hasSize(17);
+        assertThat(lastSnapshot().getExecution().getState()).isEqualTo(StateValue.RUNNING);
     }
 
     @Test
