@@ -304,7 +304,8 @@ class ExecutorCrashRecoveryTest {
                 switch (deserializers.get(record.topic()).deserialize(record.topic(), record.value())) {
                     case EventRecord events -> EventMapper.fromRecord(events).stream()
                             .filter(ExecutionCompleted.class::isInstance).map(ExecutionCompleted.class::cast)
-                            .forEach(completed -> end(record.key(), outcome(completed.state().name(), completed.error())));
+                            .forEach(completed -> end(record.key(),
+                                    outcome(completed.state().name(), completed.error())));
                     case ExecutionSnapshot snapshot when TERMINAL.contains(snapshot.getExecution().getState().name()) -> {
                         var execution = snapshot.getExecution();
                         // a small execution's runs are inline; a bigger one's travel in snapshots of their own

@@ -112,7 +112,8 @@ public final class EventMapper {
             case TaskRunResetEvent e -> new TaskRunReset(e.getTaskRunId(), at);
             case TaskRunPausedEvent e -> new TaskRunPaused(e.getTaskRunId(), at);
             case TaskRunResumedEvent e -> new TaskRunResumed(e.getTaskRunId(), Json.readMap(e.getOutputsJson()), at);
-            default -> throw new IllegalArgumentException("Unknown event payload " + payload.getClass().getSimpleName());
+            default -> throw new IllegalArgumentException("Unknown event payload "
+                    + payload.getClass().getSimpleName());
         };
     }
 }

@@ -161,8 +161,8 @@ final class Effects {
         if (fits(encoded)) {
             outbox.add(Names.EVENTS_SINK, executionId, record, encoded, timestamp);
         } else if (events.size() == 1) {
-            throw new RecordLimitException(tooLarge("The execution's event " + events.getFirst().getClass().getSimpleName(),
-                    encoded.length));
+            throw new RecordLimitException(tooLarge(
+                    "The execution's event " + events.getFirst().getClass().getSimpleName(), encoded.length));
         } else {
             int half = events.size() / 2;
             events(outbox, executionId, events.subList(0, half), timestamp);

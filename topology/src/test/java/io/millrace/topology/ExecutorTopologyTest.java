@@ -227,7 +227,8 @@ class ExecutorTopologyTest {
         // when
         var replayed = new InMemoryExecutionState();
         var appliers = new Appliers();
-        events.readValuesToList().forEach(e -> EventMapper.fromRecord(e).forEach(event -> appliers.apply(event, replayed)));
+        events.readValuesToList()
+                .forEach(e -> EventMapper.fromRecord(e).forEach(event -> appliers.apply(event, replayed)));
 
         // then
         Execution stored = stored("e2");

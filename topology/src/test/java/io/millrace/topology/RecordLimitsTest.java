@@ -184,7 +184,8 @@ class RecordLimitsTest {
         tasks = driver.createOutputTopic(topics.tasks("default").name(), string.deserializer(), Topics.TASK_SERDE.deserializer());
         loopback = driver.createOutputTopic(topics.results().name(), string.deserializer(), Topics.RESULT_SERDE.deserializer());
         snapshots = driver.createOutputTopic(topics.executions().name(), string.deserializer(), Serdes.ByteArray().deserializer());
-        events = driver.createOutputTopic(topics.events().name(), string.deserializer(), Serdes.ByteArray().deserializer());
+        events = driver.createOutputTopic(topics.events().name(), string.deserializer(),
+                Serdes.ByteArray().deserializer());
         deadLetters = driver.createOutputTopic(topics.deadLetters().name(), string.deserializer(),
                 Topics.DEAD_LETTER_SERDE.deserializer());
         var flows = driver.createInputTopic(topics.flows().name(), string.serializer(), Topics.FLOW_SERDE.serializer());
@@ -274,8 +275,8 @@ class RecordLimitsTest {
         List<byte[]> sent = events.readValuesToList();
         assertThat(sent).hasSizeGreaterThan(1)
                 .allSatisfy(bytes -> assertThat(bytes.length).isLessThanOrEqualTo(MAX_RECORD_BYTES));
-        List<Event> step = sent.stream().flatMap(bytes -> EventMapper.fromRecord(Topics.EVENT_SERDE.decode(bytes)).stream())
-                .toList();
+        List<Event> step = sent.stream()
+                .flatMap(bytes -> EventMapper.fromRecord(Topics.EVENT_SERDE.decode(bytes)).stream()).toList();
         assertThat(step.getFirst()).isInstanceOf(ExecutionCreated.class);
         assertThat(step).filteredOn(TaskRunCreated.class::isInstance).map(e -> ((TaskRunCreated) e).value())
                 .filteredOn(java.util.Objects::nonNull).hasSize(17)
