@@ -158,11 +158,9 @@ final class Effects {
     private void events(Outbox outbox, String executionId, List<Event> events, long timestamp) {
         var record = EventMapper.toRecord(executionId, events);
         byte[] encoded = Topics.EVENT_SERDE.encode(record);
-        if (fits(encoded)) {
-            outbox.add(Names.EVENTS_SINK, executionId, record, encoded, timestamp);
-        } else if (events.size() == 1) {
-            throw new RecordLimitException(tooLarge(
-                    "The execution's event " + events.getFirst().getClass().getSimpleName(), encoded.length));
+        if (fits(encoded) || events.size() == 1) {
+            outbox.add(Names.EVENTS_SINK, executionId, record,
+                    fitting(encoded, "The execution's event ", events.getFirst().getClass().getSimpleName()), timestamp);
         } else {
             int half = events.size() / 2;
             events(outbox, executionId, events.subList(0, half), timestamp);
