@@ -40,12 +40,12 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Carries out a decision: forwards its events, worker tasks and snapshot, and stores or deletes its timers. Every
- * record is encoded here, before anything of the decision is stored or sent, and checked against the
- * {@link ExecutorLimits}: Kafka refuses a record over its topic's limit, and under exactly-once one refused record
- * aborts the whole transaction, so the same command would be decided, and refused, again for ever. A decision over a
- * limit throws {@link RecordLimitException} instead, which fails that execution; the failure's own snapshot is slimmed
- * to fit ({@link Sending#FAILURE}).
+ * Carries out a decision: forwards its worker tasks and commands, its snapshot and its events, in that order, and
+ * stores or deletes its timers. Every record is encoded here, before anything of the decision is stored or sent, and
+ * checked against the {@link ExecutorLimits}: Kafka refuses a record over its topic's limit, and under exactly-once one
+ * refused record aborts the whole transaction, so the same command would be decided, and refused, again for ever. A
+ * decision over a limit throws {@link RecordLimitException} instead, which fails that execution; the failure's own
+ * snapshot is slimmed to fit ({@link Sending#FAILURE}).
  */
 final class Effects {
     private static final int MAX_CACHED_TASKS = 10_000;
@@ -144,7 +144,15 @@ final class Effects {
                     wakeBy.accept(timer.getDueAt().toEpochMilli());
                 }
             });
-            records.forEach(r -> context.forward(r.record(), r.sink()));
+            // the events last: under exactly-once a producer keeps one request in flight, so what goes first goes
+            // alone and the rest wait for its answer; the tasks and commands a worker or the executor waits for, and
+            // the snapshot readers wait for, go ahead of the events, which nothing in the engine reads
+            records.stream().filter(r -> !r.sink().equals(Names.EVENTS_SINK)).forEach(this::forward);
+            records.stream().filter(r -> r.sink().equals(Names.EVENTS_SINK)).forEach(this::forward);
+        }
+
+        private void forward(Outgoing outgoing) {
+            context.forward(outgoing.record(), outgoing.sink());
         }
     }
 

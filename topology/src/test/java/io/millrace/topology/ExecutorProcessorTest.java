@@ -303,6 +303,36 @@ class ExecutorProcessorTest {
     }
 
     @Test
+    void shouldForwardAStepsTaskFirstAndItsEventsLast() throws Exception {
+        // given a flow of two tasks
+        post("""
+                id: two
+                namespace: ns
+                tasks:
+                  - id: a
+                    type: log
+                    message: a
+                  - id: b
+                    type: log
+                    message: b
+                """);
+        processor.init(context);
+
+        // when: the create, then the first task's result, each a step that dispatches a task
+        processor.process(create("e1", "two"));
+        List<String> created = forwardedSinks();
+        String first = dispatchedRunId();
+        context.resetForwards();
+        processor.process(new Record<>("e1", CommandMapper.toRecord(new TaskResult("e1", first, 1, State.SUCCESS,
+                Map.of(), null, "w", NOW)), NOW.toEpochMilli()));
+
+        // then: under exactly-once what goes first goes alone, so the task a worker waits for leads
+        assertThat(created).containsExactly(Names.TASKS_SINK, Names.SNAPSHOTS_SINK, Names.EVENTS_SINK);
+        assertThat(forwardedSinks()).containsExactly(Names.TASKS_SINK, Names.SNAPSHOTS_SINK, Names.EVENTS_SINK);
+        assertThat(dispatchedRunId()).isNotEqualTo(first);
+    }
+
+    @Test
     void shouldStartCreatesThatWaitedBeforeARestartAtItsFirstPunctuation() throws Exception {
         // given: two executions run, two creates wait, and the executor stops
         postFlow();
@@ -419,6 +449,11 @@ class ExecutorProcessorTest {
 
     private String dispatchedRunId() {
         return dispatched().getFirst().getTaskRunId();
+    }
+
+    /** The sink of each record the processor forwarded, in order. */
+    private List<String> forwardedSinks() {
+        return context.forwarded().stream().map(forward -> forward.childName().orElseThrow()).toList();
     }
 
     /** The stored timers as kind/attempt, in due order. */
