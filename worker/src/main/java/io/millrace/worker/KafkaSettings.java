@@ -56,22 +56,9 @@ final class KafkaSettings {
         return props;
     }
 
-    /** The producer of results, heartbeats and dead letters. */
     static Map<String, Object> producer(MillraceConfig config, String workerId) {
-        return producer(config, workerId, "-results");
-    }
-
-    /**
-     * The producer of task logs, apart from the results': with one request in flight (exactly-once's default) a
-     * result sent right after its task's last log line would wait for the broker's answer to that line first.
-     */
-    static Map<String, Object> logsProducer(MillraceConfig config, String workerId) {
-        return producer(config, workerId, "-logs");
-    }
-
-    private static Map<String, Object> producer(MillraceConfig config, String workerId, String clientSuffix) {
         var props = new HashMap<String, Object>();
-        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, workerId + clientSuffix);
+        props.put(CommonClientConfigs.CLIENT_ID_CONFIG, workerId + "-results");
         props.putAll(KafkaPassThrough.engineProducerDefaults(config));
         props.putAll(KafkaPassThrough.forClient(config.kafka(), KafkaPassThrough.PRODUCER, ProducerConfig.configNames()));
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());

@@ -40,7 +40,6 @@ public final class Worker implements AutoCloseable {
     private final String workerId;
     private final String group;
     private final KafkaProducer<String, byte[]> producer;
-    private final KafkaProducer<String, byte[]> logsProducer;
     private final ScheduledThreadPoolExecutor heartbeats;
     private final PollLoop loop;
     private final Thread pollThread;
@@ -49,7 +48,6 @@ public final class Worker implements AutoCloseable {
     private final int maxAbandonedTasks;
     private final AtomicBoolean saidTooManyAbandoned = new AtomicBoolean();
     private final KafkaMeters.Bound producerMetrics;
-    private final KafkaMeters.Bound logsProducerMetrics;
     private final KafkaMeters.Bound consumerMetrics;
     private final KillListener kills;
 
@@ -58,8 +56,6 @@ public final class Worker implements AutoCloseable {
         this.group = config.workerGroup();
         Topics topics = Topics.of(config);
         this.producer = new KafkaProducer<>(KafkaSettings.producer(config, workerId), new StringSerializer(),
-                new ByteArraySerializer());
-        this.logsProducer = new KafkaProducer<>(KafkaSettings.logsProducer(config, workerId), new StringSerializer(),
                 new ByteArraySerializer());
         this.heartbeats = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().daemon()
                 .name("millrace-worker-heartbeats").factory());
@@ -72,7 +68,7 @@ public final class Worker implements AutoCloseable {
             var runner = new TaskRunner(tasks, new Expressions(config.expressionLimits()),
                     WorkerSecrets.of(System.getenv(), config.secretsDir()),
                     new SecretInputs(config.secrets().inputCipher()), services,
-                    new TaskLogs(logsProducer, topics.logs().name()),
+                    new TaskLogs(producer, topics.logs().name()),
                     new TaskDeadLetters(producer, topics.deadLetters().name(), metrics), config.lease(),
                     config.workerLimits().taskMaxDuration());
             // Values stay bytes until a task thread decodes them: a bad record must not break poll().
@@ -87,7 +83,6 @@ public final class Worker implements AutoCloseable {
                     .description("Task slots (of worker-concurrency) free for a task now").tag("group", group)
                     .register(registry);
             this.producerMetrics = KafkaMeters.bind(producer, registry);
-            this.logsProducerMetrics = KafkaMeters.bind(logsProducer, registry);
             this.consumerMetrics = KafkaMeters.bind(consumer, registry);
             this.kills = new KillListener(new KafkaConsumer<>(KafkaSettings.killsConsumer(config, workerId),
                     new StringDeserializer(), new ByteArrayDeserializer()), topics.kills().name(), runner::kill,
@@ -95,7 +90,6 @@ public final class Worker implements AutoCloseable {
         } catch (RuntimeException e) {
             heartbeats.shutdownNow();
             producer.close(Duration.ZERO);
-            logsProducer.close(Duration.ZERO);
             throw e;
         }
         this.pollThread = Thread.ofPlatform().name("millrace-worker-poll-" + group)
@@ -184,9 +178,7 @@ public final class Worker implements AutoCloseable {
         heartbeats.shutdownNow();
         consumerMetrics.close();
         producerMetrics.close();
-        logsProducerMetrics.close();
         producer.close(CLOSE_TIMEOUT);
-        logsProducer.close(CLOSE_TIMEOUT);
         LOG.info("Worker {} stopped", workerId);
     }
 

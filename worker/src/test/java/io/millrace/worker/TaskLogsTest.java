@@ -5,9 +5,7 @@ import static io.millrace.worker.WorkerTestSupport.task;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.millrace.config.MillraceConfig;
-import io.millrace.core.command.TaskResult;
 import io.millrace.core.expression.TaskSecrets;
 import io.millrace.core.flow.TaskTypes;
 import io.millrace.serdes.Topics;
@@ -77,31 +75,6 @@ class TaskLogsTest {
             assertThat(timedOut.getLast().getMessage())
                     .matches("Timeout after PT0.2S; the worker's log has where the task was under error id [0-9a-z]+");
         }
-    }
-
-    @Test
-    void shouldSendLogLinesThroughAProducerOfTheirOwnSoNoResultWaitsBehindThem() {
-        // given a Log of two lines
-        MillraceConfig config = WorkerTestSupport.config(4);
-        WorkerTaskRecord log = task("e-own", "say", TaskTypes.LOG, Map.of("message", List.of("one", "two")), FLOW,
-                LEASE);
-        var registry = new SimpleMeterRegistry();
-
-        // when
-        try (Worker worker = Worker.start(config, registry); var results = new ResultReader(config);
-                var logs = new LogReader(config)) {
-            dispatch(config, log);
-            List<TaskResult> sent = results.awaitFinal("e-own-say");
-            logs.await(all -> all.size() == 2);
-
-            // then: the lines went through the logs' producer, the results through the results' one
-            assertThat(recordsSentBy(registry, worker.workerId() + "-logs")).isEqualTo(2);
-            assertThat(recordsSentBy(registry, worker.workerId() + "-results")).isEqualTo(sent.size());
-        }
-    }
-
-    private static double recordsSentBy(SimpleMeterRegistry registry, String clientId) {
-        return registry.get("kafka.producer.record.send.total").tag("client.id", clientId).functionCounter().count();
     }
 
     @Test
