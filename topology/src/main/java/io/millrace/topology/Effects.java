@@ -144,9 +144,9 @@ final class Effects {
                     wakeBy.accept(timer.getDueAt().toEpochMilli());
                 }
             });
-            // the events last: under exactly-once a producer keeps one request in flight, so what goes first goes
-            // alone and the rest wait for its answer; the tasks and commands a worker or the executor waits for, and
-            // the snapshot readers wait for, go ahead of the events, which nothing in the engine reads
+            // the events last: under exactly-once a producer keeps one request in flight, so what goes first may go
+            // alone, the rest then waiting for its answer; the tasks and commands a worker or the executor waits for,
+            // and the snapshot readers wait for, go ahead of the events, which nothing in the engine reads
             records.stream().filter(r -> !r.sink().equals(Names.EVENTS_SINK)).forEach(this::forward);
             records.stream().filter(r -> r.sink().equals(Names.EVENTS_SINK)).forEach(this::forward);
         }
