@@ -121,6 +121,12 @@ final class Effects {
     /** What one decision sends and stores; {@link #send()} once the state is stored. */
     final class Outbox {
         private final List<Outgoing> records = new ArrayList<>();
+        /**
+         * Sent after {@link #records}: under exactly-once a producer keeps one request in flight, so what goes first
+         * may go alone, the rest then waiting for its answer; the tasks and commands a worker or the executor waits
+         * for, and the snapshot readers wait for, go ahead of the events, which nothing in the engine reads.
+         */
+        private final List<Outgoing> events = new ArrayList<>();
         /** By timer key, in effect order: a later effect on the same key wins; null deletes (a cancel). */
         private final Map<String, TimerRecord> timers = new LinkedHashMap<>();
         private long bytes;
@@ -134,7 +140,9 @@ final class Effects {
                             + " bytes, the max-decision-bytes limit");
                 }
             }
-            records.add(new Outgoing(sink, new Record<>(key, encoded == null ? null : new Encoded(record, encoded), timestamp)));
+            var outgoing = new Outgoing(sink, new Record<>(key, encoded == null ? null : new Encoded(record, encoded),
+                    timestamp));
+            (sink.equals(Names.EVENTS_SINK) ? events : records).add(outgoing);
         }
 
         void send() {
@@ -144,11 +152,8 @@ final class Effects {
                     wakeBy.accept(timer.getDueAt().toEpochMilli());
                 }
             });
-            // the events last: under exactly-once a producer keeps one request in flight, so what goes first may go
-            // alone, the rest then waiting for its answer; the tasks and commands a worker or the executor waits for,
-            // and the snapshot readers wait for, go ahead of the events, which nothing in the engine reads
-            records.stream().filter(r -> !r.sink().equals(Names.EVENTS_SINK)).forEach(this::forward);
-            records.stream().filter(r -> r.sink().equals(Names.EVENTS_SINK)).forEach(this::forward);
+            records.forEach(this::forward);
+            events.forEach(this::forward);
         }
 
         private void forward(Outgoing outgoing) {
