@@ -6,13 +6,14 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaClientSupplier;
 
 /**
  * The executor's Kafka clients ({@code default.client.supplier}): Kafka's own, its producers wrapped to time their
- * commits ({@link CommitTimingProducer}).
+ * commits and leave a transaction's last records to its commit ({@link CommitTimingProducer}).
  */
 public final class CommitTimingClients implements KafkaClientSupplier {
     @Override
@@ -22,7 +23,8 @@ public final class CommitTimingClients implements KafkaClientSupplier {
 
     @Override
     public Producer<byte[], byte[]> getProducer(Map<String, Object> config) {
-        return new CommitTimingProducer(new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer()));
+        return new CommitTimingProducer(new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer()),
+                config.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG) != null);
     }
 
     @Override

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.millrace.config.ConfigLoader;
 import java.util.Map;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -24,7 +27,7 @@ class CommitTimingProducerTest {
     void shouldTimeEachCommitOnTheCommittingThreadsClock() {
         // given
         var kafka = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
-        var producer = new CommitTimingProducer(kafka);
+        var producer = new CommitTimingProducer(kafka, true);
         producer.initTransactions();
         producer.beginTransaction();
         long before = System.currentTimeMillis();
@@ -41,6 +44,42 @@ class CommitTimingProducerTest {
     }
 
     @Test
+    void shouldLeaveATransactionsLastRecordsToItsCommit() {
+        // given
+        var kafka = new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+        var producer = new CommitTimingProducer(kafka, true);
+        producer.initTransactions();
+        producer.beginTransaction();
+        Future<RecordMetadata> sent = producer.send(new ProducerRecord<>("executions", 0, new byte[] {1}, new byte[] {2}));
+
+        // when
+        producer.flush();
+
+        // then
+        assertThat(sent).isNotDone();
+        producer.sendOffsetsToTransaction(Map.of(new TopicPartition("commands", 0), new OffsetAndMetadata(1)),
+                new ConsumerGroupMetadata("executor"));
+        producer.commitTransaction();
+        assertThat(sent).isDone();
+        assertThat(kafka.transactionCommitted()).isTrue();
+        assertThat(kafka.history()).hasSize(1);
+    }
+
+    @Test
+    void shouldFlushAProducerWithoutTransactions() {
+        // given
+        var kafka = new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+        var producer = new CommitTimingProducer(kafka, false);
+        Future<RecordMetadata> sent = producer.send(new ProducerRecord<>("executions", 0, new byte[] {1}, new byte[] {2}));
+
+        // when
+        producer.flush();
+
+        // then
+        assertThat(sent).isDone();
+    }
+
+    @Test
     void shouldGiveTheExecutorsStreamThreadsProducersThatTimeTheirCommits() {
         // given
         var properties = ExecutorTopology.properties(ConfigLoader.load(Map.of(), Map.of(), null));
@@ -52,6 +91,24 @@ class CommitTimingProducerTest {
         assertThat(clients).isInstanceOf(CommitTimingClients.class);
         try (var producer = clients.getProducer(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9"))) {
             assertThat(producer).isInstanceOf(CommitTimingProducer.class);
+        }
+    }
+
+    @Test
+    void shouldLeaveTheLastRecordsToTheCommitOnlyForATransactionalProducer() {
+        // given
+        var clients = new CommitTimingClients();
+        var plain = Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+        var transactional = Map.<String, Object>of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9",
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "executor-1");
+
+        // when
+        try (var withoutTransactions = (CommitTimingProducer) clients.getProducer(plain);
+                var withTransactions = (CommitTimingProducer) clients.getProducer(transactional)) {
+
+            // then
+            assertThat(withoutTransactions.leavesRecordsToTheCommit()).isFalse();
+            assertThat(withTransactions.leavesRecordsToTheCommit()).isTrue();
         }
     }
 }
