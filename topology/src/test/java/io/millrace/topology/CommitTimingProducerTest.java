@@ -26,16 +26,12 @@ class CommitTimingProducerTest {
     @Test
     void shouldTimeEachCommitOnTheCommittingThreadsClock() {
         // given
-        var kafka = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
-        var producer = new CommitTimingProducer(kafka, true);
-        producer.initTransactions();
-        producer.beginTransaction();
+        var kafka = mockProducer(true);
+        var producer = inTransaction(kafka);
         long before = System.currentTimeMillis();
 
         // when
-        producer.sendOffsetsToTransaction(Map.of(new TopicPartition("commands", 0), new OffsetAndMetadata(1)),
-                new ConsumerGroupMetadata("executor"));
-        producer.commitTransaction();
+        commitWithOffsets(producer);
 
         // then
         assertThat(kafka.transactionCommitted()).isTrue();
@@ -46,10 +42,8 @@ class CommitTimingProducerTest {
     @Test
     void shouldLeaveATransactionsLastRecordsToItsCommit() {
         // given
-        var kafka = new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
-        var producer = new CommitTimingProducer(kafka, true);
-        producer.initTransactions();
-        producer.beginTransaction();
+        var kafka = mockProducer(false);
+        var producer = inTransaction(kafka);
         Future<RecordMetadata> sent = producer.send(new ProducerRecord<>("executions", 0, new byte[] {1}, new byte[] {2}));
 
         // when
@@ -57,9 +51,7 @@ class CommitTimingProducerTest {
 
         // then
         assertThat(sent).isNotDone();
-        producer.sendOffsetsToTransaction(Map.of(new TopicPartition("commands", 0), new OffsetAndMetadata(1)),
-                new ConsumerGroupMetadata("executor"));
-        producer.commitTransaction();
+        commitWithOffsets(producer);
         assertThat(sent).isDone();
         assertThat(kafka.transactionCommitted()).isTrue();
         assertThat(kafka.history()).hasSize(1);
@@ -68,8 +60,7 @@ class CommitTimingProducerTest {
     @Test
     void shouldFlushAProducerWithoutTransactions() {
         // given
-        var kafka = new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
-        var producer = new CommitTimingProducer(kafka, false);
+        var producer = new CommitTimingProducer(mockProducer(false), false);
         Future<RecordMetadata> sent = producer.send(new ProducerRecord<>("executions", 0, new byte[] {1}, new byte[] {2}));
 
         // when
@@ -110,5 +101,24 @@ class CommitTimingProducerTest {
             assertThat(withoutTransactions.leavesRecordsToTheCommit()).isFalse();
             assertThat(withTransactions.leavesRecordsToTheCommit()).isTrue();
         }
+    }
+
+    /** @param autoComplete whether each send is answered at once; otherwise at a flush or a commit */
+    private static MockProducer<byte[], byte[]> mockProducer(boolean autoComplete) {
+        return new MockProducer<>(autoComplete, null, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static CommitTimingProducer inTransaction(MockProducer<byte[], byte[]> kafka) {
+        var producer = new CommitTimingProducer(kafka, true);
+        producer.initTransactions();
+        producer.beginTransaction();
+        return producer;
+    }
+
+    /** As Kafka Streams commits: the consumed offsets, then the transaction. */
+    private static void commitWithOffsets(CommitTimingProducer producer) {
+        producer.sendOffsetsToTransaction(Map.of(new TopicPartition("commands", 0), new OffsetAndMetadata(1)),
+                new ConsumerGroupMetadata("executor"));
+        producer.commitTransaction();
     }
 }
