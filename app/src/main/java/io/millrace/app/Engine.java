@@ -1,5 +1,6 @@
 package io.millrace.app;
 
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.millrace.config.MillraceConfig;
 import io.millrace.executor.Executor;
@@ -8,6 +9,7 @@ import io.millrace.triggers.Triggers;
 import io.millrace.worker.Worker;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.List;
 
 /**
  * Executor, worker, gateway and triggers in one JVM against one Kafka: the standalone engine less its broker. One
@@ -33,9 +35,15 @@ public final class Engine implements AutoCloseable {
      * fails, those already started are closed before the failure is rethrown.
      */
     public static Engine start(MillraceConfig config) throws InterruptedException {
+        return start(config, List.of());
+    }
+
+    /** The same, with {@code meters} (the embedded broker's, in standalone) in the management server's metrics too. */
+    public static Engine start(MillraceConfig config, List<MeterBinder> meters) throws InterruptedException {
         var started = new ArrayDeque<AutoCloseable>();
         try {
             PrometheusMeterRegistry registry = ManagementServer.newRegistry();
+            meters.forEach(binder -> binder.bindTo(registry));
             // an open API listens on this machine alone: so do its metrics
             ManagementServer management = ManagementServer.start(registry,
                     Gateway.standaloneHost(config), config.managementPort());

@@ -1,5 +1,6 @@
 package io.millrace.app;
 
+import io.millrace.broker.BrokerRequestMeters;
 import io.millrace.broker.EmbeddedKafkaBroker;
 import io.millrace.config.ConfigException;
 import io.millrace.config.MillraceConfig;
@@ -13,6 +14,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -45,7 +47,8 @@ final class StandaloneCommand implements Callable<Integer> {
         EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(data.resolve("kafka"), kafkaPort, true);
         Engine engine;
         try {
-            engine = Engine.start(engineConfig(base, broker.bootstrapServers(), data));
+            engine = Engine.start(engineConfig(base, broker.bootstrapServers(), data),
+                    List.of(new BrokerRequestMeters()));
         } catch (Exception | Error e) {
             broker.close();
             throw e;

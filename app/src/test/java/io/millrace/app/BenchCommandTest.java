@@ -33,7 +33,7 @@ class BenchCommandTest {
         assertThat(csv).hasSize(2);
         assertThat(csv.getFirst()).startsWith("workload,guarantee,offered_per_s,achieved_per_s,p50_ms,p90_ms,p99_ms,p999_ms,"
                 + "max_ms,failures,floor_p50_ms");
-        String[] row = csv.get(1).split(",");
+        String[] row = csv.get(1).split(",", -1); // -1: the trailing empty columns too
         assertThat(row[0]).isEqualTo("W1");
         assertThat(row[1]).isEqualTo(guarantee);
         assertThat(Double.parseDouble(row[2])).isEqualTo(20.0);
@@ -53,6 +53,18 @@ class BenchCommandTest {
             String mean = row[columns.indexOf("hop_" + hop + "_mean_ms")];
             assertThat(mean).as("the engine's mean of " + hop).isNotEmpty();
             assertThat(Double.parseDouble(mean)).isNotNegative();
+        }
+        // the embedded broker's requests over the same executions; its transactions under exactly-once only
+        String requests = row[columns.indexOf("broker_requests_per_exec")];
+        assertThat(requests).as("the broker's requests an execution").isNotEmpty();
+        assertThat(Double.parseDouble(requests)).isGreaterThanOrEqualTo(
+                Double.parseDouble(row[columns.indexOf("broker_produce_per_exec")])).isPositive();
+        assertThat(Double.parseDouble(row[columns.indexOf("broker_produce_mean_ms")])).isNotNegative();
+        String commits = row[columns.indexOf("broker_end_txn_mean_ms")];
+        if (guarantee.equals("exactly_once_v2")) {
+            assertThat(Double.parseDouble(commits)).isNotNegative();
+        } else {
+            assertThat(commits).isEmpty();
         }
         assertThat(Files.readString(out.resolve("latency.svg"))).contains("<svg", "polyline");
         assertThat(Files.readString(out.resolve("results.md"))).contains("| W1 ");

@@ -470,8 +470,8 @@ public final class BenchCommand implements Callable<Integer> {
                     return floor;
                 }
 
-                public EngineHops hops() {
-                    return started == null ? EngineHops.NONE : EngineHops.read(started.metricsUrls());
+                public EngineTimers timers() {
+                    return started == null ? EngineTimers.NONE : EngineTimers.read(started.metricsUrls());
                 }
 
                 public void windowStarting(int rateIndex) {

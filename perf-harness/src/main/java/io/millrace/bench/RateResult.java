@@ -41,10 +41,12 @@ public record RateResult(String workload, String guarantee, String settings, dou
      * {@code runMs} from there to the executor's decision that ended it (its steps, tasks and their hops),
      * {@code seenMs} from that decision to a committed reader's read of the terminal snapshot (under exactly-once the
      * wait for the commit, then the delivery). NaN when not known. {@code engineMeansMs}: the engine's own breakdown,
-     * the mean of each of its hops ({@link EngineHops#HOPS}) over the executions that ended in the window, as its
-     * metrics count them; empty for an engine the bench did not start.
+     * the mean of each of its hops ({@link EngineTimers#HOPS}) over the executions that ended in the window, as its
+     * metrics count them; empty for an engine the bench did not start. {@code broker}: the embedded broker's
+     * requests over the window, per execution, and their times; unknown without one.
      */
-    public record Breakdown(double queuedMs, double runMs, double seenMs, Map<String, Double> engineMeansMs) {
+    public record Breakdown(double queuedMs, double runMs, double seenMs, Map<String, Double> engineMeansMs,
+            BrokerRequests broker) {
         public static final Breakdown UNKNOWN = new Breakdown(Double.NaN, Double.NaN, Double.NaN);
 
         public Breakdown {
@@ -52,13 +54,16 @@ public record RateResult(String workload, String guarantee, String settings, dou
         }
 
         public Breakdown(double queuedMs, double runMs, double seenMs) {
-            this(queuedMs, runMs, seenMs, Map.of());
+            this(queuedMs, runMs, seenMs, Map.of(), BrokerRequests.UNKNOWN);
         }
 
-        /** The medians of {@code window}, and the engine's means of each hop over it ({@link EngineHops}). */
-        static Breakdown of(LatencyWindow window, Map<String, Double> engineMeansMs) {
+        /**
+         * The medians of {@code window}, and from the engine's timers over it ({@link EngineTimers#since}) the means of
+         * each hop and its broker's requests.
+         */
+        static Breakdown of(LatencyWindow window, EngineTimers before, EngineTimers after) {
             return new Breakdown(window.startPercentileMs(50), window.runPercentileMs(50), window.seenPercentileMs(50),
-                    engineMeansMs);
+                    after.hopMeansMsSince(before), BrokerRequests.of(after.since(before)));
         }
 
         /** The engine's mean of {@code hop} in milliseconds, NaN when it has none. */

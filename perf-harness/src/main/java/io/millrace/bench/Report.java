@@ -36,7 +36,10 @@ public final class Report {
             Stream.of(EnginePart.values()).map(EnginePart::label)).toList();
     private static final List<String> BREAKDOWN_HEADER = Stream.concat(Stream.of("workload", "guarantee", "settings",
             "offered/s", "p50 ms", "queued p50 ms", "run p50 ms", "end to read p50 ms"),
-            EngineHops.HOPS.stream().map(hop -> hop.replace('_', ' ') + " mean ms")).toList();
+            EngineTimers.HOPS.stream().map(hop -> hop.replace('_', ' ') + " mean ms")).toList();
+    private static final List<String> BROKER_HEADER = List.of("workload", "guarantee", "settings", "offered/s",
+            "requests/execution", "produce/execution", "queued mean ms", "Produce mean ms", "EndTxn mean ms",
+            "TxnOffsetCommit mean ms");
     /** In both tables the leading Markdown columns are text and aligned left; the rest are numbers, aligned right. */
     private static final int MARKDOWN_TEXT_COLUMNS = 3;
 
@@ -46,8 +49,10 @@ public final class Report {
             + Stream.of(EnginePart.values()).map(part -> "cpu_" + part.name().toLowerCase(Locale.ROOT) + "_pct,")
                     .collect(Collectors.joining())
             + "engine_heap_mb,store_mb,refused,unanswered,answer_p99_ms,start_p99_ms,queued_p50_ms,run_p50_ms,"
-            + "end_to_read_p50_ms," + EngineHops.HOPS.stream().map(hop -> "hop_" + hop + "_mean_ms,")
-                    .collect(Collectors.joining()) + "settings";
+            + "end_to_read_p50_ms," + EngineTimers.HOPS.stream().map(hop -> "hop_" + hop + "_mean_ms,")
+                    .collect(Collectors.joining())
+            + "broker_requests_per_exec,broker_produce_per_exec,broker_queue_mean_ms,broker_produce_mean_ms,"
+            + "broker_end_txn_mean_ms,broker_txn_offset_commit_mean_ms,settings";
 
     private Report() {
     }
@@ -75,6 +80,15 @@ public final class Report {
                     + " the create, dispatches to the workers, waits for a worker's slot, running, results back, the time"
                     + " no task was away, and end to read for answers that waited)\n\n")
                     .append(markdownTable(BREAKDOWN_HEADER, broken.stream().map(Report::breakdownCells).toList()));
+        }
+        List<RateResult> withBroker = rows.stream()
+                .filter(row -> !Double.isNaN(row.breakdown().broker().perExecution())).toList();
+        if (!withBroker.isEmpty()) {
+            out.append("\nThe embedded broker's requests over the same executions (millrace_broker_request_seconds: every"
+                    + " client's, the bench's own among them), per execution that ended, and their means: the wait for a"
+                    + " request handler thread (any request), and the time in the broker of a produce, a transaction's"
+                    + " commit and its offsets\n\n")
+                    .append(markdownTable(BROKER_HEADER, withBroker.stream().map(Report::brokerCells).toList()));
         }
         List<RateResult> withParts = rows.stream().filter(row -> !row.engineCpu().byPartPct().isEmpty()).toList();
         if (!withParts.isEmpty()) {
@@ -125,7 +139,15 @@ public final class Report {
         return Stream.concat(Stream.of(markdownText(r.workload()), markdownText(r.guarantee()), markdownText(r.settings()),
                 decimal(r.offeredPerS(), 1), millis(r.p50Ms()), millis(r.breakdown().queuedMs()),
                 millis(r.breakdown().runMs()), millis(r.breakdown().seenMs())),
-                EngineHops.HOPS.stream().map(hop -> millis(r.breakdown().engineMs(hop)))).toList();
+                EngineTimers.HOPS.stream().map(hop -> millis(r.breakdown().engineMs(hop)))).toList();
+    }
+
+    private static List<String> brokerCells(RateResult r) {
+        BrokerRequests broker = r.breakdown().broker();
+        return List.of(markdownText(r.workload()), markdownText(r.guarantee()), markdownText(r.settings()),
+                decimal(r.offeredPerS(), 1), decimal(broker.perExecution(), 1), decimal(broker.producePerExecution(), 1),
+                millis(broker.queueMeanMs()), millis(broker.produceMeanMs()), millis(broker.endTxnMeanMs()),
+                millis(broker.txnOffsetCommitMeanMs()));
     }
 
     private static List<String> cpuCells(RateResult r) {
@@ -180,6 +202,7 @@ public final class Report {
     // ---- CSV
 
     private static String csvLine(RateResult r) {
+        BrokerRequests broker = r.breakdown().broker();
         return String.join(",", csvText(r.workload()), csvText(r.guarantee()), csvNumber(r.offeredPerS()),
                 csvNumber(r.achievedPerS()), csvNumber(r.p50Ms()), csvNumber(r.p90Ms()), csvNumber(r.p99Ms()),
                 csvNumber(r.p999Ms()), csvNumber(r.maxMs()), Long.toString(r.failures()), csvNumber(r.floorP50Ms()),
@@ -190,8 +213,10 @@ public final class Report {
                 csvNumber(r.engineHeapMb()), csvNumber(r.storeMb()), Long.toString(r.refused()),
                 Long.toString(r.unanswered()), csvNumber(r.answerP99Ms()), csvNumber(r.startP99Ms()),
                 csvNumber(r.breakdown().queuedMs()), csvNumber(r.breakdown().runMs()), csvNumber(r.breakdown().seenMs()),
-                EngineHops.HOPS.stream().map(hop -> csvNumber(r.breakdown().engineMs(hop))).collect(Collectors.joining(",")),
-                csvText(r.settings()));
+                EngineTimers.HOPS.stream().map(hop -> csvNumber(r.breakdown().engineMs(hop))).collect(Collectors.joining(",")),
+                csvNumber(broker.perExecution()), csvNumber(broker.producePerExecution()), csvNumber(broker.queueMeanMs()),
+                csvNumber(broker.produceMeanMs()), csvNumber(broker.endTxnMeanMs()),
+                csvNumber(broker.txnOffsetCommitMeanMs()), csvText(r.settings()));
     }
 
     /** Plain decimal, never an exponent; empty when unknown. */

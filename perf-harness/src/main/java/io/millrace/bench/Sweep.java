@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -31,9 +30,12 @@ final class Sweep {
 
         FloorProbe floor();
 
-        /** The engine's own per-hop sums so far; none when unknown (an engine the bench did not start). */
-        default EngineHops hops() {
-            return EngineHops.NONE;
+        /**
+         * The engine's own timers so far (its hops, its broker's requests); none when unknown (an engine the bench did
+         * not start).
+         */
+        default EngineTimers timers() {
+            return EngineTimers.NONE;
         }
 
         /** Called as the measurement window at {@code rateIndex} (0 for the first rate) begins. */
@@ -81,7 +83,7 @@ final class Sweep {
             long next = OpenLoop.run(schedule, 0, mid, send);
             CpuReading cpuBefore = engine.probe().cpu();
             // read beside the starts, which a blocking read would delay
-            CompletableFuture<EngineHops> hopsBefore = CompletableFuture.supplyAsync(engine::hops);
+            CompletableFuture<EngineTimers> timersBefore = CompletableFuture.supplyAsync(engine::timers);
             long completionsBefore = engine.tracker().completions();
             long measuredFrom = System.nanoTime();
             OpenLoop.run(schedule, next, end, send);
@@ -90,8 +92,8 @@ final class Sweep {
             double achieved = (engine.tracker().completions() - completionsBefore) * 1e9 / (measuredTo - measuredFrom);
             CpuUse cpu = engine.probe().cpu().since(cpuBefore, measuredTo - measuredFrom);
             drain(window, plan.drain());
-            // the engine's hops of the executions that ended from the second half's start to the drain's end
-            Map<String, Double> hopMeans = engine.hops().meansMsSince(hopsBefore.join());
+            // the engine's timers of the executions that ended from the second half's start to the drain's end
+            EngineTimers timersAfter = engine.timers();
             // read the window now: executions that end later (during the floor measurement) are missing, not late
             double p50 = window.percentileMs(50);
             double p90 = window.percentileMs(90);
@@ -99,7 +101,7 @@ final class Sweep {
             double p999 = window.percentileMs(99.9);
             double max = window.maxMs();
             double startP99 = window.startPercentileMs(99);
-            var breakdown = RateResult.Breakdown.of(window, hopMeans);
+            var breakdown = RateResult.Breakdown.of(window, timersBefore.join(), timersAfter);
             long failures = window.failuresAndMissing();
             long refused = window.refused();
             long unanswered = window.unanswered();
@@ -115,15 +117,16 @@ final class Sweep {
             progress.accept(String.format(Locale.ROOT,
                     "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms"
                     + " (to start: p99 %.1f ms; p50 queued %.1f, run %.1f, end to read %.1f ms) failures %d%s"
-                    + " (floor p50 %.2f ms%s, %d hops: %.1f ms)%s",
+                    + " (floor p50 %.2f ms%s, %d hops: %.1f ms)%s%s",
                     result.workload(), result.guarantee(), result.settings(), rate(rate), achieved, result.taskRunsPerS(),
                     result.p50Ms(), result.p99Ms(), result.startP99Ms(), breakdown.queuedMs(), breakdown.runMs(),
                     breakdown.seenMs(), result.failures(), startsNote(result),
                     result.floorP50Ms(),
                     plan.exactlyOnce() ? String.format(Locale.ROOT, ", plain and exactly-once hop %.2f ms", floorEos) : "",
-                    result.hops(), result.flowFloorMs(), hopMeans.isEmpty() ? "" : "; engine means " + hopMeans.entrySet()
-                            .stream().map(e -> String.format(Locale.ROOT, "%s %.1f", e.getKey(), e.getValue()))
-                            .collect(Collectors.joining(", ")) + " ms"));
+                    result.hops(), result.flowFloorMs(), breakdown.engineMeansMs().isEmpty() ? "" : "; engine means "
+                            + breakdown.engineMeansMs().entrySet().stream()
+                            .map(e -> String.format(Locale.ROOT, "%s %.1f", e.getKey(), e.getValue()))
+                            .collect(Collectors.joining(", ")) + " ms", brokerNote(breakdown.broker())));
             if (!result.keptUp()) {
                 progress.accept((refused > 0 ? "starts were refused" : "completions fell behind") + " at " + rate(rate)
                         + "/s: sweep stops");
@@ -131,6 +134,14 @@ final class Sweep {
             }
         }
         return results;
+    }
+
+    /** The embedded broker's requests an execution and their waits, when known. */
+    private static String brokerNote(BrokerRequests broker) {
+        return Double.isNaN(broker.perExecution()) ? "" : String.format(Locale.ROOT,
+                "; broker %.1f requests an execution (%.1f produce), queued %.2f ms, produce %.2f ms, EndTxn %.2f ms,"
+                + " TxnOffsetCommit %.2f ms", broker.perExecution(), broker.producePerExecution(), broker.queueMeanMs(),
+                broker.produceMeanMs(), broker.endTxnMeanMs(), broker.txnOffsetCommitMeanMs());
     }
 
     /** REST starts: how many were refused or never answered, and how long answers took. */

@@ -31,7 +31,8 @@ class ReportTest {
         return new RateResult("W1", "exactly_once_v2", "threads=4 linger.ms=5", 1000, 998.5, 12.345, 20, 45.6789,
                 80.1, 150, 3, 1.25, 9.0, 6, 2, new CpuUse(150.5, Map.of(EnginePart.EXECUTOR, 40.25, EnginePart.BROKER, 60.0,
                         EnginePart.JVM, 30.125)), 512, Double.NaN, 7, 1, 35.5, 20.25,
-                new RateResult.Breakdown(1.5, 7.25, 3.125, Map.of("queued", 1.25, "to_workers", 4.5, "results_back", 2.0)));
+                new RateResult.Breakdown(1.5, 7.25, 3.125, Map.of("queued", 1.25, "to_workers", 4.5, "results_back", 2.0),
+                        new BrokerRequests(14.25, 6.5, 0.125, 1.5, 2.25, Double.NaN)));
     }
 
     @Nested
@@ -52,7 +53,8 @@ class ReportTest {
                     + "engine_heap_mb,store_mb,refused,unanswered,answer_p99_ms,start_p99_ms,queued_p50_ms,run_p50_ms,"
                     + "end_to_read_p50_ms,hop_queued_mean_ms,hop_to_workers_mean_ms,hop_waiting_for_slot_mean_ms,"
                     + "hop_running_mean_ms,hop_results_back_mean_ms,hop_outside_workers_mean_ms,hop_end_to_read_mean_ms,"
-                    + "settings");
+                    + "broker_requests_per_exec,broker_produce_per_exec,broker_queue_mean_ms,broker_produce_mean_ms,"
+                    + "broker_end_txn_mean_ms,broker_txn_offset_commit_mean_ms,settings");
         }
 
         @Test
@@ -69,9 +71,9 @@ class ReportTest {
             assertThat(lines).hasSize(3);
             assertThat(lines.get(1)).isEqualTo("W1,exactly_once_v2,1000.000,998.500,12.345,20.000,45.679,80.100,"
                     + "150.000,3,1.250,9.000,6,2,1997.000,14.000,150.500,40.250,0.000,0.000,0.000,60.000,0.000,30.125,512.000,,7,1,35.500,20.250,"
-                    + "1.500,7.250,3.125,1.250,4.500,,,2.000,,,threads=4 linger.ms=5");
+                    + "1.500,7.250,3.125,1.250,4.500,,,2.000,,,14.250,6.500,0.125,1.500,2.250,,threads=4 linger.ms=5");
             assertThat(lines.get(2)).isEqualTo("W2,at_least_once,0.500,0.500,0.000,0.000,10000000.000,10000000.000,"
-                    + "10000000.000,0,0.200,,2,2,1.000,0.400,,,,,,,,,,,0,0,,,,,,,,,,,,,");
+                    + "10000000.000,0,0.200,,2,2,1.000,0.400,,,,,,,,,,,0,0,,,,,,,,,,,,,,,,,,,");
         }
 
         @Test
@@ -161,6 +163,25 @@ class ReportTest {
                     "end to read mean ms");
             assertThat(cells(lines.get(title + 4))).containsExactly("W1", "exactly_once_v2", "threads=4 linger.ms=5",
                     "1000.0", "12.3", "1.50", "7.25", "3.13", "1.25", "4.50", "-", "-", "2.00", "-", "-");
+            assertThat(lines.get(title + 5)).isEmpty();
+        }
+
+        @Test
+        void shouldAddATableOfTheBrokersRequestsForTheResultsThatKnowThem() {
+            // given: the second row has no embedded broker
+            List<RateResult> rows = List.of(measured(), row("W2", "at_least_once", "", 200, 3));
+
+            // when
+            List<String> lines = Report.markdown(rows).lines().toList();
+
+            // then
+            int title = lines.indexOf(lines.stream().filter(line -> line.startsWith("The embedded broker"))
+                    .findFirst().orElseThrow());
+            assertThat(cells(lines.get(title + 2))).containsExactly("workload", "guarantee", "settings", "offered/s",
+                    "requests/execution", "produce/execution", "queued mean ms", "Produce mean ms", "EndTxn mean ms",
+                    "TxnOffsetCommit mean ms");
+            assertThat(cells(lines.get(title + 4))).containsExactly("W1", "exactly_once_v2", "threads=4 linger.ms=5",
+                    "1000.0", "14.3", "6.5", "0.13", "1.50", "2.25", "-");
             assertThat(lines.get(title + 5)).isEmpty();
         }
 

@@ -27,7 +27,7 @@ class TrackerTest {
         tracker.ended("e1", 8_000_000, 3_000_000, 6_000_000, true);
 
         // then
-        var breakdown = RateResult.Breakdown.of(window, java.util.Map.of());
+        var breakdown = RateResult.Breakdown.of(window, EngineTimers.NONE, EngineTimers.NONE);
         assertThat(breakdown.queuedMs()).isCloseTo(2.0, within(0.01));
         assertThat(breakdown.runMs()).isCloseTo(3.0, within(0.01));
         assertThat(breakdown.seenMs()).isCloseTo(2.0, within(0.01));
