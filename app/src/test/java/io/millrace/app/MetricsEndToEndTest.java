@@ -2,7 +2,6 @@ package io.millrace.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.millrace.broker.BrokerRequestMeters;
 import io.millrace.config.ConfigLoader;
 import io.millrace.config.MillraceConfig;
 import java.net.URI;
@@ -74,8 +73,7 @@ class MetricsEndToEndTest {
     @BeforeAll
     void startAnEngineUnderLoad() throws Exception {
         MillraceConfig config = ConfigLoader.load(Map.of(), TestEngines.settings("metrics", stateDir, "port", "0"), null);
-        // as standalone does: the broker in this JVM (the tests' shared one) is the engine's
-        engine = Engine.start(config, List.of(new BrokerRequestMeters()));
+        engine = Engine.start(config);
         api = "http://localhost:" + engine.port() + "/api/v1";
         management = "http://localhost:" + engine.managementPort();
         assertThat(send("POST", api + "/flows", OK_FLOW).statusCode()).isEqualTo(200);
@@ -167,10 +165,6 @@ class MetricsEndToEndTest {
                 .doesNotContain("no-such-execution")
                 .doesNotContain("no-such-route")
                 .contains("millrace_gateway_waiters ")
-                // the embedded broker's requests
-                .containsPattern("millrace_broker_request_seconds_count\\{request=\"Produce\",?} [1-9]")
-                .containsPattern("millrace_broker_request_queue_seconds_sum\\{request=\"EndTxn\",?} ")
-                .containsPattern("millrace_broker_request_remote_seconds_count\\{request=\"Fetch\",?} [1-9]")
                 // Kafka Streams, clients, JVM and process
                 .contains("kafka_stream_thread_commit_latency_avg")
                 .contains("kafka_consumer_fetch_manager_records_lag_max")

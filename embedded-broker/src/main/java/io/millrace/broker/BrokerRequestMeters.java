@@ -17,7 +17,8 @@ import org.apache.kafka.server.metrics.KafkaYammerMetrics;
  * all ({@code millrace.broker.request}), waiting for a request handler thread ({@code .queue}) and waiting on others
  * once handled ({@code .remote}: a fetch's long poll, a produce or offset commit waiting for its transaction's
  * verification, a transaction's markers). Read from the broker's own counters at each scrape; bind after the broker
- * started, which registers every request type's counters.
+ * started, which registers every request type's counters. Kafka keeps them in one registry per JVM, shared by every
+ * broker in it, and a broker's close takes them out of it: bind with one broker in the process, as standalone runs.
  */
 public final class BrokerRequestMeters implements MeterBinder {
     /** The broker's histogram of each request phase, by the meter it becomes. */

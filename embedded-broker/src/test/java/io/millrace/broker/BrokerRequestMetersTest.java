@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.yammer.metrics.core.MetricName;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -16,11 +17,30 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * On a broker of its own, as standalone runs one: Kafka keeps the request counters in one registry per JVM, and a
+ * broker closed earlier in this JVM (another test's) took them out of it, so the shared broker's may not be there.
+ */
 class BrokerRequestMetersTest {
-    private final EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.shared();
+    @TempDir
+    static Path dataDir;
+    private static EmbeddedKafkaBroker broker;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    @BeforeAll
+    static void startABroker() {
+        broker = EmbeddedKafkaBroker.start(dataDir, 0);
+    }
+
+    @AfterAll
+    static void stopTheBroker() {
+        broker.close();
+    }
 
     BrokerRequestMetersTest() {
         new BrokerRequestMeters().bindTo(registry);
@@ -46,6 +66,7 @@ class BrokerRequestMetersTest {
         assertThat(produce.count() - before).isGreaterThanOrEqualTo(5);
         assertThat(produce.totalTime(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(timeBefore);
         assertThat(timer("millrace.broker.request.queue", "Produce").count()).isEqualTo(produce.count());
+        assertThat(timer("millrace.broker.request.remote", "Produce").count()).isEqualTo(produce.count());
     }
 
     @Test
