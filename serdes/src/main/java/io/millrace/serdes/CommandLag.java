@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
@@ -19,29 +20,60 @@ import org.apache.kafka.common.TopicPartition;
  * or less the {@link StartedOffsets started offsets} where those are lower, because creates read there wait for a
  * place. Under exactly-once the group commits with each transaction, so the lag trails the executor by at most its
  * commit interval; it counts transaction markers too, a few a commit, and the other commands among waiting creates.
+ *
+ * <p>The topic's partitions are described once and kept for {@link #PARTITIONS_KEPT} (a read every 250 ms would
+ * otherwise describe a topic whose partitions are set when it is made), and described again after a read that failed.
  */
 final class CommandLag implements CommandBacklog.Lag {
+    /** How long the topic's partitions, once described, are taken as they are. */
+    static final Duration PARTITIONS_KEPT = Duration.ofMinutes(1);
     private static final long TIMEOUT_SECONDS = 5;
 
     private final Admin admin;
     private final String topic;
     private final String executorGroup;
     private final String startedGroup;
+    private final LongSupplier nanoTime;
     /** Commands started, all partitions together, at the last read; -1 before one. */
     private volatile long startedAtLastRead = -1;
+    /** The topic's partitions as last described (none: to describe), and when; the reading thread's alone. */
+    private List<TopicPartition> partitions = List.of();
+    private long describedAt;
 
     CommandLag(MillraceConfig config) {
-        this.admin = Admin.create(TopicAdmin.adminProperties(config));
-        this.topic = Topics.of(config).commands().name();
-        this.executorGroup = Topics.executorApplicationId(config);
-        this.startedGroup = Topics.executorStartedGroup(config);
+        this(Admin.create(TopicAdmin.adminProperties(config)), Topics.of(config).commands().name(),
+                Topics.executorApplicationId(config), Topics.executorStartedGroup(config), System::nanoTime);
+    }
+
+    CommandLag(Admin admin, String topic, String executorGroup, String startedGroup, LongSupplier nanoTime) {
+        this.admin = admin;
+        this.topic = topic;
+        this.executorGroup = executorGroup;
+        this.startedGroup = startedGroup;
+        this.nanoTime = nanoTime;
     }
 
     @Override
     public long read() throws Exception {
-        List<TopicPartition> partitions = admin.describeTopics(List.of(topic)).allTopicNames()
-                .get(TIMEOUT_SECONDS, TimeUnit.SECONDS).get(topic).partitions().stream()
-                .map(p -> new TopicPartition(topic, p.partition())).toList();
+        try {
+            return read(partitions());
+        } catch (Exception e) {
+            partitions = List.of();
+            throw e;
+        }
+    }
+
+    private List<TopicPartition> partitions() throws Exception {
+        long now = nanoTime.getAsLong();
+        if (partitions.isEmpty() || now - describedAt > PARTITIONS_KEPT.toNanos()) {
+            partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                    .get(topic).partitions().stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            describedAt = now;
+        }
+        return partitions;
+    }
+
+    private long read(List<TopicPartition> partitions) throws Exception {
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(partitions.stream()
                 .collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()))).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         var groups = admin.listConsumerGroupOffsets(Map.of(executorGroup, new ListConsumerGroupOffsetsSpec(),
