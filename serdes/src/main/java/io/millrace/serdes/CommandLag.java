@@ -56,7 +56,7 @@ final class CommandLag implements CommandBacklog.Lag {
     @Override
     public long read() throws Exception {
         try {
-            return read(partitions());
+            return lag(partitions());
         } catch (Exception e) {
             partitions = List.of();
             throw e;
@@ -73,7 +73,7 @@ final class CommandLag implements CommandBacklog.Lag {
         return partitions;
     }
 
-    private long read(List<TopicPartition> partitions) throws Exception {
+    private long lag(List<TopicPartition> partitions) throws Exception {
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(partitions.stream()
                 .collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()))).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         var groups = admin.listConsumerGroupOffsets(Map.of(executorGroup, new ListConsumerGroupOffsetsSpec(),
