@@ -15,7 +15,8 @@ class EngineProbeTest {
         // given: a JVM whose only busy thread is named like a worker's
         Process engine = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), BusyWorker.class.getName())
-                .redirectErrorStream(true).start();
+                // its standard error apart: the launcher writes there the options it picked up from the environment
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (BufferedReader out = engine.inputReader();
              EngineProbe probe = awaitUp(out, engine)) {
             CpuReading before = probe.cpu();

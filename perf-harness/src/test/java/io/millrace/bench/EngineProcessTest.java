@@ -124,7 +124,8 @@ class EngineProcessTest {
     void shouldStopTheEngineAndDeleteItsDataWhenTheHarnessIsTerminated(@TempDir Path dir) throws Exception {
         // given: a harness JVM that started an engine
         Process harness = new ProcessBuilder(java(), "-cp", System.getProperty("java.class.path"),
-                Harness.class.getName(), dir.toString()).redirectErrorStream(true).start();
+                // its standard error apart: the launcher writes there the options it picked up from the environment
+                Harness.class.getName(), dir.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         ProcessHandle engine = null;
         try (BufferedReader out = harness.inputReader()) {
             String line = out.readLine();

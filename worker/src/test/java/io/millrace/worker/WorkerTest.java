@@ -216,9 +216,10 @@ class WorkerTest {
 
     @Test
     void shouldStopTheTasksOfAKilledExecutionWithinASecondAndFreeTheirSlots() {
-        // given: one slot, an hour's nap of one execution, then a task of another waiting for the slot
+        // given: one slot, an hour's nap of one execution (its heartbeats, every 200 ms, say it runs), then a task of
+        // another waiting for the slot
         MillraceConfig config = WorkerTestSupport.config(1);
-        WorkerTaskRecord nap = task("exec-k1", "nap", TaskTypes.SLEEP, Map.of("duration", "PT1H"), Map.of(), LONG_LEASE);
+        WorkerTaskRecord nap = task("exec-k1", "nap", TaskTypes.SLEEP, Map.of("duration", "PT1H"), Map.of(), 600);
         WorkerTaskRecord next = task("exec-k2", "next", TaskTypes.RETURN, Map.of("format", "ran"), Map.of(), LONG_LEASE);
 
         try (Worker worker = Worker.start(config); var results = new ResultReader(config)) {
