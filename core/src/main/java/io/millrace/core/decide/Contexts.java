@@ -76,6 +76,11 @@ public final class Contexts {
      * {@code references} (null: of every task).
      */
     static Variables.Builder execution(Execution execution, ExecutionView view, Flow flow, Set<String> references) {
+        return execution(execution, view, flow, references, true);
+    }
+
+    private static Variables.Builder execution(Execution execution, ExecutionView view, Flow flow,
+            Set<String> references, boolean withTrigger) {
         Variables.Builder builder = Variables.builder()
                 .execution(execution.id(), execution.startDate(), execution.lineage().originalId())
                 .flow(flow.namespace(), flow.id(), flow.revision())
@@ -86,7 +91,7 @@ public final class Contexts {
         if (!flow.variables().isEmpty()) {
             builder.vars(flow.variables());
         }
-        if (execution.trigger() != null) {
+        if (withTrigger && execution.trigger() != null) {
             builder.put("trigger", execution.trigger().variables());
         }
         return builder;
@@ -94,17 +99,26 @@ public final class Contexts {
 
     /** The variables of one task run: what its task's expressions see. */
     static Map<String, Object> taskRun(Execution execution, ExecutionView view, Flow flow, TaskRun run, TaskDef task) {
+        return taskRun(execution, view, flow, run, task, true);
+    }
+
+    private static Map<String, Object> taskRun(Execution execution, ExecutionView view, Flow flow, TaskRun run,
+            TaskDef task, boolean withTrigger) {
         int attemptsBefore = Math.max(0, run.ownAttempts() - (run.state().isTerminal() ? 0 : 1));
-        return execution(execution, view, flow, flow.outputReferences(task.id()))
+        return execution(execution, view, flow, flow.outputReferences(task.id()), withTrigger)
                 .task(task.id(), task.type())
                 .taskRun(run.id(), run.startDate(), attemptsBefore, run.value(), run.iteration(), run.parentTaskRunId())
                 .parents(parents(execution.runs(), view, run))
                 .build();
     }
 
-    /** The variables a worker task's attempt sees: the run's, with {@code taskrun.attemptsCount} the attempts before. */
+    /**
+     * The variables a worker task's attempt sees: the run's, with {@code taskrun.attemptsCount} the attempts before, and
+     * {@code trigger} only when its properties name it (a worker renders nothing else): a Kafka record that started the
+     * execution goes to the tasks that read it, not with every dispatch.
+     */
     public static Map<String, Object> dispatch(Execution execution, ExecutionView view, Flow flow, TaskRun run, TaskDef task) {
-        return taskRun(execution, view, flow, run, task);
+        return taskRun(execution, view, flow, run, task, flow.readsTrigger(task.id()));
     }
 
     /** Kestra's {@code parents}: the enclosing runs with a loop value or outputs, nearest first. */

@@ -3,6 +3,7 @@ package io.millrace.core.flow;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -109,21 +110,36 @@ public record Flow(
         return index.references.get(taskId).orElse(null);
     }
 
+    /** Whether a task's expressions may read the {@code trigger} variable (see {@link OutputReferences}). */
+    public boolean readsTrigger(String taskId) {
+        return index.triggerReaders.contains(taskId);
+    }
+
     /** The ids of the tasks whose outputs the flow's {@code outputs} read, or null when they may read any. */
     public Set<String> outputReferences() {
         return OutputReferences.of(outputs.stream().map(OutputDef::value).toList());
     }
 
-    /** Tasks by id, the flowable each one is declared in, and whose outputs each reads; built once per revision. */
+    /**
+     * Tasks by id, the flowable each one is declared in, whose outputs each reads and which read the trigger; built
+     * once per revision.
+     */
     public static final class Index {
         private final Map<String, TaskDef> byId;
         private final Map<String, Flowable> parents;
         private final Map<String, Optional<Set<String>>> references = new HashMap<>();
+        private final Set<String> triggerReaders = new HashSet<>();
 
         private Index(Map<String, TaskDef> byId, Map<String, Flowable> parents) {
             this.byId = Collections.unmodifiableMap(byId);
             this.parents = Collections.unmodifiableMap(parents);
-            byId.forEach((id, task) -> references.put(id, Optional.ofNullable(OutputReferences.of(expressions(task)))));
+            byId.forEach((id, task) -> {
+                List<Object> expressions = expressions(task);
+                references.put(id, Optional.ofNullable(OutputReferences.of(expressions)));
+                if (OutputReferences.readTrigger(expressions)) {
+                    triggerReaders.add(id);
+                }
+            });
         }
 
         /** The texts a task renders: a worker task's properties, a flowable's own expressions, its runIf. */

@@ -11,11 +11,14 @@ import java.util.regex.Pattern;
  * Which tasks' outputs a task's expressions read, so that the variables built for it carry those outputs and not
  * every output of the execution. Found in the text of its properties: {@code outputs.t} and {@code outputs['t']}
  * name task t; any other use of {@code outputs} (iterating it, a computed key) may read any task's, and so does a
- * call that reads outputs itself.
+ * call that reads outputs itself. Likewise whether they read the {@code trigger} variable: a template reaches a
+ * variable of its own only by its name.
  */
 public final class OutputReferences {
     /** {@code outputs} as a variable of its own, not the attribute of another ({@code parent.outputs}). */
     private static final Pattern OUTPUTS = Pattern.compile("(?<![\\w.])outputs\\b");
+    /** {@code trigger} as a variable of its own, not the attribute of another ({@code vars.trigger}). */
+    private static final Pattern TRIGGER = Pattern.compile("(?<![\\w.])trigger\\b");
     private static final Pattern BY_NAME = Pattern.compile("\\G\\s*(?:\\.\\s*([A-Za-z_][\\w]*)|\\[\\s*(['\"])([^'\"]+)\\2\\s*])");
 
     private OutputReferences() {
@@ -30,6 +33,20 @@ public final class OutputReferences {
             }
         }
         return ids;
+    }
+
+    /** Whether these values may read the {@code trigger} variable: whether any text among them names it. */
+    public static boolean readTrigger(Collection<?> values) {
+        return values.stream().anyMatch(OutputReferences::namesTrigger);
+    }
+
+    private static boolean namesTrigger(Object value) {
+        return switch (value) {
+            case String text -> TRIGGER.matcher(text).find();
+            case Map<?, ?> map -> map.values().stream().anyMatch(OutputReferences::namesTrigger);
+            case Collection<?> list -> list.stream().anyMatch(OutputReferences::namesTrigger);
+            case null, default -> false;
+        };
     }
 
     private static boolean collect(Object value, Set<String> ids) {

@@ -9,6 +9,7 @@ import io.millrace.core.command.TimerFired;
 import io.millrace.core.event.Event;
 import io.millrace.core.execution.Attempt;
 import io.millrace.core.execution.Execution;
+import io.millrace.core.execution.ExecutionTrigger;
 import io.millrace.core.execution.State;
 import io.millrace.core.execution.TaskRun;
 import io.millrace.core.expression.Expressions;
@@ -71,6 +72,11 @@ final class ExecutionDriver {
 
     Decision create(Map<String, Object> inputs) {
         return decide(new CreateExecution(executionId, flow.namespace(), flow.id(), null, inputs, Map.of(), now));
+    }
+
+    /** Starts the execution as {@code trigger} would. */
+    Decision create(ExecutionTrigger trigger) {
+        return decide(new CreateExecution(executionId, flow.namespace(), flow.id(), null, Map.of(), Map.of(), now, trigger));
     }
 
     Decision createWithoutFlow() {

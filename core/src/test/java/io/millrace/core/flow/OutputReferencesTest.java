@@ -31,4 +31,14 @@ class OutputReferencesTest {
         assertThat(OutputReferences.of(List.of("{{ outputs[name].value }}"))).isNull();
         assertThat(OutputReferences.of(List.of("{% for o in outputs %}{{ o }}{% endfor %}"))).isNull();
     }
+
+    @Test
+    void shouldFindTheTriggerReadOnlyWhereItIsNamedAsAVariableOfItsOwn() {
+        // when / then
+        assertThat(OutputReferences.readTrigger(List.of("plain", Map.of("k", List.of("{{ trigger.value }}"))))).isTrue();
+        assertThat(OutputReferences.readTrigger(List.of("{{ trigger['value'] | json }}"))).isTrue();
+        assertThat(OutputReferences.readTrigger(List.of("{{ trigger }}"))).isTrue();
+        assertThat(OutputReferences.readTrigger(List.of("{{ vars.trigger }} {{ outputs.trigger.value }} {{ triggers }}",
+                "{{ my_trigger }}", 42))).isFalse();
+    }
 }
