@@ -127,7 +127,7 @@ final class Sweep {
                             + breakdown.engineMeansMs().entrySet().stream()
                             .map(e -> String.format(Locale.ROOT, "%s %.1f", e.getKey(), e.getValue()))
                             .collect(Collectors.joining(", ")) + " ms", brokerNote(breakdown.broker())));
-            if (!result.keptUp()) {
+            if (!result.keptUp((measuredTo - measuredFrom) / 1e9)) {
                 progress.accept((refused > 0 ? "starts were refused" : "completions fell behind") + " at " + rate(rate)
                         + "/s: sweep stops");
                 break;

@@ -121,8 +121,8 @@ public enum Workload {
 
     /**
      * The offered rates in executions/s, the measurement window and the drain of a sweep. Rates of a few executions/s
-     * need a longer window than W1's: the sweep stops when fewer than 95 % of the offered executions completed in the
-     * window's second half, and at 1/s a 7.5 s half holds only seven or eight of them.
+     * need a longer window than W1's: the sweep stops when fewer than 95 % of the offered executions, less one,
+     * completed in the window's second half, and at 1/s a 7.5 s half holds only seven or eight of them.
      */
     public record SweepShape(List<Double> ratesPerS, Duration duration, Duration drain) {
         /** Executions of a few task runs: W1's sweep, in under 5 minutes. */
