@@ -111,7 +111,12 @@ public final class LatencyWindow {
 
     /** Failed executions plus those that never ended. */
     public synchronized long failuresAndMissing() {
-        return failures + Math.max(0, expected - completed());
+        return failures + missing();
+    }
+
+    /** Executions of this window that have not ended (yet). */
+    public synchronized long missing() {
+        return Math.max(0, expected - completed());
     }
 
     /** The latency at a percentile (0..100) in milliseconds; NaN when nothing succeeded. */

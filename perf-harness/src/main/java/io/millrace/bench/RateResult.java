@@ -13,6 +13,8 @@ import java.util.Map;
  *                        window (the first half lets the pipeline fill)
  * @param p50Ms           latency percentiles, from the due start time to the terminal snapshot, in milliseconds
  * @param failures        executions due in the window that ended in another state than SUCCESS or never ended
+ * @param unfinished      of {@code failures}, those with no terminal state after the drain: behind, not failed by the
+ *                        engine
  * @param floorP50Ms      median latency of one Kafka produce-consume hop at the same rate, same broker
  * @param floorEosP50Ms   median latency of a plain hop followed by an exactly-once hop (a transaction committed at
  *                        once) at the same rate, same broker; NaN when not measured (at-least-once)
@@ -31,9 +33,9 @@ import java.util.Map;
  * @param breakdown       successful executions: where the median execution's time went
  */
 public record RateResult(String workload, String guarantee, String settings, double offeredPerS, double achievedPerS,
-        double p50Ms, double p90Ms, double p99Ms, double p999Ms, double maxMs, long failures, double floorP50Ms,
-        double floorEosP50Ms, int hops, int taskRuns, CpuUse engineCpu, double engineHeapMb, double storeMb, long refused,
-        long unanswered, double answerP99Ms, double startP99Ms, Breakdown breakdown) {
+        double p50Ms, double p90Ms, double p99Ms, double p999Ms, double maxMs, long failures, long unfinished,
+        double floorP50Ms, double floorEosP50Ms, int hops, int taskRuns, CpuUse engineCpu, double engineHeapMb,
+        double storeMb, long refused, long unanswered, double answerP99Ms, double startP99Ms, Breakdown breakdown) {
 
     /**
      * Medians, in milliseconds, of the three parts of a successful execution's latency, each measured on its own (so
@@ -75,8 +77,8 @@ public record RateResult(String workload, String guarantee, String settings, dou
     /** This result under other settings' name. */
     public RateResult withSettings(String otherSettings) {
         return new RateResult(workload, guarantee, otherSettings, offeredPerS, achievedPerS, p50Ms, p90Ms, p99Ms, p999Ms,
-                maxMs, failures, floorP50Ms, floorEosP50Ms, hops, taskRuns, engineCpu, engineHeapMb, storeMb, refused,
-                unanswered, answerP99Ms, startP99Ms, breakdown);
+                maxMs, failures, unfinished, floorP50Ms, floorEosP50Ms, hops, taskRuns, engineCpu, engineHeapMb, storeMb,
+                refused, unanswered, answerP99Ms, startP99Ms, breakdown);
     }
 
     /**

@@ -28,9 +28,9 @@ import java.util.stream.Stream;
 public final class Report {
 
     private static final List<String> MARKDOWN_HEADER = List.of("workload", "guarantee", "settings", "offered/s",
-            "achieved/s", "task runs/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "failures", "refused",
-            "unanswered", "answer p99 ms", "start p99 ms", "floor p50 ms", "EO floor p50 ms", "flow floor ms", "CPU %",
-            "heap MiB", "store MiB");
+            "achieved/s", "task runs/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "failures", "unfinished",
+            "refused", "unanswered", "answer p99 ms", "start p99 ms", "floor p50 ms", "EO floor p50 ms", "flow floor ms",
+            "CPU %", "heap MiB", "store MiB");
     private static final List<String> CPU_HEADER = Stream.concat(
             Stream.of("workload", "guarantee", "settings", "offered/s", "total"),
             Stream.of(EnginePart.values()).map(EnginePart::label)).toList();
@@ -48,7 +48,8 @@ public final class Report {
             + "max_ms,failures,floor_p50_ms,floor_eos_p50_ms,hops,task_runs,task_runs_per_s,flow_floor_ms,engine_cpu_pct,"
             + Stream.of(EnginePart.values()).map(part -> "cpu_" + part.name().toLowerCase(Locale.ROOT) + "_pct,")
                     .collect(Collectors.joining())
-            + "engine_heap_mb,store_mb,refused,unanswered,answer_p99_ms,start_p99_ms,queued_p50_ms,run_p50_ms,"
+            + "engine_heap_mb,store_mb,refused,unanswered,unfinished,answer_p99_ms,start_p99_ms,queued_p50_ms,"
+            + "run_p50_ms,"
             + "end_to_read_p50_ms," + EngineTimers.HOPS.stream().map(hop -> "hop_" + hop + "_mean_ms,")
                     .collect(Collectors.joining())
             + "broker_requests_per_exec,broker_produce_per_exec,broker_queue_mean_ms,broker_produce_mean_ms,"
@@ -129,9 +130,9 @@ public final class Report {
         return List.of(markdownText(r.workload()), markdownText(r.guarantee()), markdownText(r.settings()),
                 decimal(r.offeredPerS(), 1), decimal(r.achievedPerS(), 1), decimal(r.taskRunsPerS(), 1),
                 millis(r.p50Ms()), millis(r.p90Ms()), millis(r.p99Ms()), millis(r.p999Ms()), millis(r.maxMs()),
-                Long.toString(r.failures()), Long.toString(r.refused()), Long.toString(r.unanswered()),
-                millis(r.answerP99Ms()), millis(r.startP99Ms()), millis(r.floorP50Ms()), millis(r.floorEosP50Ms()),
-                millis(r.flowFloorMs()),
+                Long.toString(r.failures()), Long.toString(r.unfinished()), Long.toString(r.refused()),
+                Long.toString(r.unanswered()), millis(r.answerP99Ms()), millis(r.startP99Ms()), millis(r.floorP50Ms()),
+                millis(r.floorEosP50Ms()), millis(r.flowFloorMs()),
                 decimal(r.engineCpuPct(), 1), decimal(r.engineHeapMb(), 1), decimal(r.storeMb(), 1));
     }
 
@@ -211,7 +212,8 @@ public final class Report {
                 Stream.of(EnginePart.values()).map(part -> csvNumber(r.engineCpu().pct(part)))
                         .collect(Collectors.joining(",")),
                 csvNumber(r.engineHeapMb()), csvNumber(r.storeMb()), Long.toString(r.refused()),
-                Long.toString(r.unanswered()), csvNumber(r.answerP99Ms()), csvNumber(r.startP99Ms()),
+                Long.toString(r.unanswered()), Long.toString(r.unfinished()), csvNumber(r.answerP99Ms()),
+                csvNumber(r.startP99Ms()),
                 csvNumber(r.breakdown().queuedMs()), csvNumber(r.breakdown().runMs()), csvNumber(r.breakdown().seenMs()),
                 EngineTimers.HOPS.stream().map(hop -> csvNumber(r.breakdown().engineMs(hop))).collect(Collectors.joining(",")),
                 csvNumber(broker.perExecution()), csvNumber(broker.producePerExecution()), csvNumber(broker.queueMeanMs()),

@@ -103,6 +103,7 @@ final class Sweep {
             double startP99 = window.startPercentileMs(99);
             var breakdown = RateResult.Breakdown.of(window, timersBefore.join(), timersAfter);
             long failures = window.failuresAndMissing();
+            long unfinished = window.missing();
             long refused = window.refused();
             long unanswered = window.unanswered();
             double heapMb = engine.probe().liveHeapMb();
@@ -110,17 +111,17 @@ final class Sweep {
             FloorProbe.Floor floor = engine.floor().measure(rate, plan.floorDuration(), plan.exactlyOnce());
             double floorEos = plan.exactlyOnce() ? floor.exactlyOnce().percentileMs(50) : Double.NaN;
             var result = new RateResult(plan.workload().name(), plan.guarantee(), plan.settings(), rate, achieved,
-                    p50, p90, p99, p999, max, failures, floor.plain().percentileMs(50), floorEos, plan.workload().hops(),
-                    plan.workload().taskRuns(), cpu, heapMb, storeMb, refused, unanswered, window.answerPercentileMs(99),
-                    startP99, breakdown);
+                    p50, p90, p99, p999, max, failures, unfinished, floor.plain().percentileMs(50), floorEos,
+                    plan.workload().hops(), plan.workload().taskRuns(), cpu, heapMb, storeMb, refused, unanswered,
+                    window.answerPercentileMs(99), startP99, breakdown);
             results.add(result);
             progress.accept(String.format(Locale.ROOT,
                     "%s %s %s offered %s/s achieved %.1f/s (%.0f task runs/s) p50 %.1f ms p99 %.1f ms"
-                    + " (to start: p99 %.1f ms; p50 queued %.1f, run %.1f, end to read %.1f ms) failures %d%s"
+                    + " (to start: p99 %.1f ms; p50 queued %.1f, run %.1f, end to read %.1f ms) failures %d%s%s"
                     + " (floor p50 %.2f ms%s, %d hops: %.1f ms)%s%s",
                     result.workload(), result.guarantee(), result.settings(), rate(rate), achieved, result.taskRunsPerS(),
                     result.p50Ms(), result.p99Ms(), result.startP99Ms(), breakdown.queuedMs(), breakdown.runMs(),
-                    breakdown.seenMs(), result.failures(), startsNote(result),
+                    breakdown.seenMs(), result.failures(), unfinishedNote(result), startsNote(result),
                     result.floorP50Ms(),
                     plan.exactlyOnce() ? String.format(Locale.ROOT, ", plain and exactly-once hop %.2f ms", floorEos) : "",
                     result.hops(), result.flowFloorMs(), breakdown.engineMeansMs().isEmpty() ? "" : "; engine means "
@@ -142,6 +143,12 @@ final class Sweep {
                 "; broker %.1f requests an execution (%.1f produce), queued %.2f ms, produce %.2f ms, EndTxn %.2f ms,"
                 + " TxnOffsetCommit %.2f ms", broker.perExecution(), broker.producePerExecution(), broker.queueMeanMs(),
                 broker.produceMeanMs(), broker.endTxnMeanMs(), broker.txnOffsetCommitMeanMs());
+    }
+
+    /** How many of the failures had not ended after the drain: the engine was behind, it did not fail them. */
+    private static String unfinishedNote(RateResult result) {
+        return result.unfinished() == 0 ? ""
+                : String.format(Locale.ROOT, " (%d of them not ended after the drain)", result.unfinished());
     }
 
     /** REST starts: how many were refused or never answered, and how long answers took. */

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class RateResultTest {
 
     private static RateResult ended(double offered, double achieved, long failures) {
-        return new RateResult("W5", "exactly_once_v2", "", offered, achieved, 100, 150, 200, 250, 300, failures, 1.5,
+        return new RateResult("W5", "exactly_once_v2", "", offered, achieved, 100, 150, 200, 250, 300, failures, 0, 1.5,
                 Double.NaN, 4, 101, new CpuUse(50.0, Map.of()), 256.0, 10.0, 0, 0, Double.NaN, Double.NaN,
                 RateResult.Breakdown.UNKNOWN);
     }

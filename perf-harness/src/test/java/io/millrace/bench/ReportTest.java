@@ -23,13 +23,13 @@ class ReportTest {
 
     static RateResult row(String workload, String guarantee, String settings, double offered, double p50) {
         return new RateResult(workload, guarantee, settings, offered, offered * 0.99, p50, p50 * 2, p50 * 4, p50 * 8,
-                p50 * 10, 0, 1.5, Double.NaN, 4, 2, new CpuUse(120.0, Map.of()), 256.0, 10.0, 0, 0, Double.NaN, Double.NaN,
+                p50 * 10, 0, 0, 1.5, Double.NaN, 4, 2, new CpuUse(120.0, Map.of()), 256.0, 10.0, 0, 0, Double.NaN, Double.NaN,
                 RateResult.Breakdown.UNKNOWN);
     }
 
     private static RateResult measured() {
         return new RateResult("W1", "exactly_once_v2", "threads=4 linger.ms=5", 1000, 998.5, 12.345, 20, 45.6789,
-                80.1, 150, 3, 1.25, 9.0, 6, 2, new CpuUse(150.5, Map.of(EnginePart.EXECUTOR, 40.25, EnginePart.BROKER, 60.0,
+                80.1, 150, 3, 2, 1.25, 9.0, 6, 2, new CpuUse(150.5, Map.of(EnginePart.EXECUTOR, 40.25, EnginePart.BROKER, 60.0,
                         EnginePart.JVM, 30.125)), 512, Double.NaN, 7, 1, 35.5, 20.25,
                 new RateResult.Breakdown(1.5, 7.25, 3.125, Map.of("queued", 1.25, "to_workers", 4.5, "results_back", 2.0),
                         new BrokerRequests(14.25, 6.5, 0.125, 1.5, 2.25, Double.NaN)));
@@ -50,7 +50,7 @@ class ReportTest {
             assertThat(header).isEqualTo("workload,guarantee,offered_per_s,achieved_per_s,p50_ms,p90_ms,p99_ms,"
                     + "p999_ms,max_ms,failures,floor_p50_ms,floor_eos_p50_ms,hops,task_runs,task_runs_per_s,flow_floor_ms,engine_cpu_pct,cpu_executor_pct,"
                     + "cpu_gateway_pct,cpu_workers_pct,cpu_clients_pct,cpu_broker_pct,cpu_other_pct,cpu_jvm_pct,"
-                    + "engine_heap_mb,store_mb,refused,unanswered,answer_p99_ms,start_p99_ms,queued_p50_ms,run_p50_ms,"
+                    + "engine_heap_mb,store_mb,refused,unanswered,unfinished,answer_p99_ms,start_p99_ms,queued_p50_ms,run_p50_ms,"
                     + "end_to_read_p50_ms,hop_queued_mean_ms,hop_to_workers_mean_ms,hop_waiting_for_slot_mean_ms,"
                     + "hop_running_mean_ms,hop_results_back_mean_ms,hop_outside_workers_mean_ms,hop_end_to_read_mean_ms,"
                     + "broker_requests_per_exec,broker_produce_per_exec,broker_queue_mean_ms,broker_produce_mean_ms,"
@@ -60,7 +60,7 @@ class ReportTest {
         @Test
         void shouldWriteOneLinePerResultWithPlainDecimalsAndEmptyNaN() {
             // given
-            var tiny = new RateResult("W2", "at_least_once", "", 0.5, 0.5, 0.000123, 1e-4, 1e7, 1e7, 1e7, 0, 0.2, Double.NaN, 2, 2,
+            var tiny = new RateResult("W2", "at_least_once", "", 0.5, 0.5, 0.000123, 1e-4, 1e7, 1e7, 1e7, 0, 0, 0.2, Double.NaN, 2, 2,
                     CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN,
                     RateResult.Breakdown.UNKNOWN);
 
@@ -70,10 +70,10 @@ class ReportTest {
             // then
             assertThat(lines).hasSize(3);
             assertThat(lines.get(1)).isEqualTo("W1,exactly_once_v2,1000.000,998.500,12.345,20.000,45.679,80.100,"
-                    + "150.000,3,1.250,9.000,6,2,1997.000,14.000,150.500,40.250,0.000,0.000,0.000,60.000,0.000,30.125,512.000,,7,1,35.500,20.250,"
+                    + "150.000,3,1.250,9.000,6,2,1997.000,14.000,150.500,40.250,0.000,0.000,0.000,60.000,0.000,30.125,512.000,,7,1,2,35.500,20.250,"
                     + "1.500,7.250,3.125,1.250,4.500,,,2.000,,,14.250,6.500,0.125,1.500,2.250,,threads=4 linger.ms=5");
             assertThat(lines.get(2)).isEqualTo("W2,at_least_once,0.500,0.500,0.000,0.000,10000000.000,10000000.000,"
-                    + "10000000.000,0,0.200,,2,2,1.000,0.400,,,,,,,,,,,0,0,,,,,,,,,,,,,,,,,,,");
+                    + "10000000.000,0,0.200,,2,2,1.000,0.400,,,,,,,,,,,0,0,0,,,,,,,,,,,,,,,,,,,");
         }
 
         @Test
@@ -118,11 +118,11 @@ class ReportTest {
             // then
             assertThat(lines).hasSize(4);
             assertThat(cells(lines.get(0))).containsExactly("workload", "guarantee", "settings", "offered/s",
-                    "achieved/s", "task runs/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "failures", "refused",
-                    "unanswered", "answer p99 ms", "start p99 ms", "floor p50 ms", "EO floor p50 ms", "flow floor ms", "CPU %", "heap MiB", "store MiB");
+                    "achieved/s", "task runs/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "failures", "unfinished",
+                    "refused", "unanswered", "answer p99 ms", "start p99 ms", "floor p50 ms", "EO floor p50 ms", "flow floor ms", "CPU %", "heap MiB", "store MiB");
             assertThat(cells(lines.get(1))).allMatch(cell -> cell.matches("-{3,}:?"));
             assertThat(cells(lines.get(2))).containsExactly("W1", "exactly_once_v2", "threads=4 linger.ms=5",
-                    "1000.0", "998.5", "1997.0", "12.3", "20.0", "45.7", "80.1", "150.0", "3", "7", "1", "35.5", "20.3", "1.25", "9.00", "14.0", "150.5", "512.0",
+                    "1000.0", "998.5", "1997.0", "12.3", "20.0", "45.7", "80.1", "150.0", "3", "2", "7", "1", "35.5", "20.3", "1.25", "9.00", "14.0", "150.5", "512.0",
                     "-");
             assertThat(cells(lines.get(3))).startsWith("W2", "at_least_once", "", "200.0");
         }
@@ -200,7 +200,7 @@ class ReportTest {
         @Test
         void shouldShowTheTaskRunsOfTheAchievedExecutions() {
             // given: W5's 101 task runs an execution
-            var loop = new RateResult("W5", "exactly_once_v2", "", 10, 9.5, 800, 900, 1000, 1100, 1200, 0, 1.5,
+            var loop = new RateResult("W5", "exactly_once_v2", "", 10, 9.5, 800, 900, 1000, 1100, 1200, 0, 0, 1.5,
                     Double.NaN, 4, 101, CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN,
                     RateResult.Breakdown.UNKNOWN);
 
@@ -217,7 +217,7 @@ class ReportTest {
         void shouldShowUnknownValuesAsDash() {
             // given
             var unknown = new RateResult("W3", "exactly_once_v2", "", 10, Double.NaN, Double.NaN, Double.NaN,
-                    Double.NaN, Double.NaN, Double.NaN, 10, Double.NaN, Double.NaN, 3, 1, CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN,
+                    Double.NaN, Double.NaN, Double.NaN, 10, 10, Double.NaN, Double.NaN, 3, 1, CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN,
                     RateResult.Breakdown.UNKNOWN);
 
             // when
@@ -225,7 +225,7 @@ class ReportTest {
 
             // then
             assertThat(cells(lines.get(2))).containsExactly("W3", "exactly_once_v2", "", "10.0", "-", "-", "-", "-",
-                    "-", "-", "-", "10", "0", "0", "-", "-", "-", "-", "-", "-", "-", "-");
+                    "-", "-", "-", "10", "10", "0", "0", "-", "-", "-", "-", "-", "-", "-", "-");
         }
 
         @Test
@@ -339,7 +339,7 @@ class ReportTest {
         void shouldLeaveUnknownLatenciesOut() throws Exception {
             // given
             var unknown = new RateResult("W1", "exactly_once_v2", "", 100, 0, Double.NaN, Double.NaN, Double.NaN,
-                    Double.NaN, Double.NaN, 100, Double.NaN, Double.NaN, 3, 2, CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN,
+                    Double.NaN, Double.NaN, 100, 100, Double.NaN, Double.NaN, 3, 2, CpuUse.UNKNOWN, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN,
                     RateResult.Breakdown.UNKNOWN);
 
             // when
