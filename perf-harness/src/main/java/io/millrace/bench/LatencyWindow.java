@@ -111,11 +111,11 @@ public final class LatencyWindow {
 
     /** Failed executions plus those that never ended. */
     public synchronized long failuresAndMissing() {
-        return failures + missing();
+        return failures + unfinished();
     }
 
     /** Executions of this window that have not ended (yet). */
-    public synchronized long missing() {
+    public synchronized long unfinished() {
         return Math.max(0, expected - completed());
     }
 

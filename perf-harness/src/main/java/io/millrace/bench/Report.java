@@ -49,8 +49,7 @@ public final class Report {
             + Stream.of(EnginePart.values()).map(part -> "cpu_" + part.name().toLowerCase(Locale.ROOT) + "_pct,")
                     .collect(Collectors.joining())
             + "engine_heap_mb,store_mb,refused,unanswered,unfinished,answer_p99_ms,start_p99_ms,queued_p50_ms,"
-            + "run_p50_ms,"
-            + "end_to_read_p50_ms," + EngineTimers.HOPS.stream().map(hop -> "hop_" + hop + "_mean_ms,")
+            + "run_p50_ms,end_to_read_p50_ms," + EngineTimers.HOPS.stream().map(hop -> "hop_" + hop + "_mean_ms,")
                     .collect(Collectors.joining())
             + "broker_requests_per_exec,broker_produce_per_exec,broker_queue_mean_ms,broker_produce_mean_ms,"
             + "broker_end_txn_mean_ms,broker_txn_offset_commit_mean_ms,settings";

@@ -103,7 +103,7 @@ final class Sweep {
             double startP99 = window.startPercentileMs(99);
             var breakdown = RateResult.Breakdown.of(window, timersBefore.join(), timersAfter);
             long failures = window.failuresAndMissing();
-            long unfinished = window.missing();
+            long unfinished = window.unfinished();
             long refused = window.refused();
             long unanswered = window.unanswered();
             double heapMb = engine.probe().liveHeapMb();

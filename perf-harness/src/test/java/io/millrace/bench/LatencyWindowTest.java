@@ -39,7 +39,7 @@ class LatencyWindowTest {
         // then
         assertThat(window.completed()).isEqualTo(3);
         assertThat(window.failuresAndMissing()).isEqualTo(3);
-        assertThat(window.missing()).isEqualTo(2);
+        assertThat(window.unfinished()).isEqualTo(2);
         assertThat(window.percentileMs(50)).isCloseTo(2.0, within(0.01));
     }
 
